@@ -1,0 +1,604 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause) */
+/*
+ * virtio-rdma device ABI.
+ *
+ * The normative text is Documentation/virtio-rdma-spec.rst; this header
+ * implements it and kunit/virtio_rdma_abi_test.c pins every size and offset.
+ * All multi-byte fields are little-endian except immediate data, which is
+ * an opaque 4-byte value carried in network order on the wire.
+ */
+#ifndef _UAPI_LINUX_VIRTIO_RDMA_H
+#define _UAPI_LINUX_VIRTIO_RDMA_H
+
+#include <linux/types.h>
+#include <linux/virtio_types.h>
+#include <linux/virtio_ids.h>
+
+/* Not yet assigned upstream: virtio_ids.h stops at 41. */
+#ifndef VIRTIO_ID_RDMA
+#define VIRTIO_ID_RDMA				42
+#endif
+
+/* Device-specific feature bits */
+#define VIRTIO_RDMA_F_SRQ			0	/* reserved */
+#define VIRTIO_RDMA_F_TM_SRQ			1	/* reserved */
+#define VIRTIO_RDMA_F_MW			2	/* reserved */
+#define VIRTIO_RDMA_F_ATOMIC			3
+#define VIRTIO_RDMA_F_RESIZE			4	/* reserved */
+#define VIRTIO_RDMA_F_INDIRECT_MKEY		5	/* reserved */
+
+/* Configuration space; limits are in the QUERY_DEVICE response instead. */
+struct virtio_rdma_config {
+	__u8 mac[6];
+	__le16 num_queue_pairs;
+	__le32 reserved[6];
+};
+
+/* Virtqueue numbering: controlq, then (eventq i, doorbellq i) pairs. */
+#define VIRTIO_RDMA_CTRLQ			0
+#define VIRTIO_RDMA_EVENTQ(i)			(1 + 2 * (i))
+#define VIRTIO_RDMA_DOORBELLQ(i)		(2 + 2 * (i))
+
+/* ---- Control queue ---- */
+
+#define VIRTIO_RDMA_CMD_QUERY_DEVICE		1
+#define VIRTIO_RDMA_CMD_QUERY_PORT		2
+#define VIRTIO_RDMA_CMD_CREATE_PD		3
+#define VIRTIO_RDMA_CMD_DESTROY_PD		4
+#define VIRTIO_RDMA_CMD_GET_DMA_MR		5
+#define VIRTIO_RDMA_CMD_CREATE_MR		6
+#define VIRTIO_RDMA_CMD_ALLOC_MR		7
+#define VIRTIO_RDMA_CMD_DEREG_MR		8
+#define VIRTIO_RDMA_CMD_CREATE_CQ		9
+#define VIRTIO_RDMA_CMD_DESTROY_CQ		10
+#define VIRTIO_RDMA_CMD_CREATE_QP		11
+#define VIRTIO_RDMA_CMD_MODIFY_QP		12
+#define VIRTIO_RDMA_CMD_QUERY_QP		13
+#define VIRTIO_RDMA_CMD_DESTROY_QP		14
+#define VIRTIO_RDMA_CMD_ADD_GID			15
+#define VIRTIO_RDMA_CMD_DEL_GID			16
+
+/* Command status; the errno each maps to is fixed by the spec. */
+#define VIRTIO_RDMA_STATUS_OK			0
+#define VIRTIO_RDMA_STATUS_INVAL		1	/* -EINVAL */
+#define VIRTIO_RDMA_STATUS_NOENT		2	/* -ENOENT */
+#define VIRTIO_RDMA_STATUS_NOMEM		3	/* -ENOMEM */
+#define VIRTIO_RDMA_STATUS_NOSPC		4	/* -ENOSPC */
+#define VIRTIO_RDMA_STATUS_BUSY			5	/* -EBUSY */
+#define VIRTIO_RDMA_STATUS_PERM			6	/* -EPERM */
+#define VIRTIO_RDMA_STATUS_ACCES		7	/* -EACCES */
+#define VIRTIO_RDMA_STATUS_OPNOTSUPP		8	/* -EOPNOTSUPP */
+#define VIRTIO_RDMA_STATUS_FAULT		9	/* -EFAULT */
+#define VIRTIO_RDMA_STATUS_MALFORMED		10	/* -EIO */
+
+struct virtio_rdma_cmd_hdr {
+	__le32 cmd;
+	__le32 reserved;
+};
+
+struct virtio_rdma_cmd_resp_hdr {
+	__le32 status;
+	__le32 reserved;
+};
+
+/* Same values as enum ib_access_flags so they pass through unchanged. */
+#define VIRTIO_RDMA_ACCESS_LOCAL_WRITE		0x1
+#define VIRTIO_RDMA_ACCESS_REMOTE_WRITE		0x2
+#define VIRTIO_RDMA_ACCESS_REMOTE_READ		0x4
+#define VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC	0x8
+
+/* QUERY_DEVICE: no request body. */
+#define VIRTIO_RDMA_DEVICE_CAP_MEM_MGT_EXTENSIONS	0x1ULL
+#define VIRTIO_RDMA_DEVICE_CAP_RC_RNR_NAK_GEN		0x2ULL
+#define VIRTIO_RDMA_DEVICE_CAP_PORT_ACTIVE_EVENT	0x4ULL
+#define VIRTIO_RDMA_DEVICE_CAP_SYS_IMAGE_GUID		0x8ULL
+#define VIRTIO_RDMA_DEVICE_CAP_CURR_QP_STATE_MOD	0x10ULL
+
+/* Same values as enum ib_atomic_cap */
+#define VIRTIO_RDMA_ATOMIC_NONE			0
+#define VIRTIO_RDMA_ATOMIC_HCA			1
+#define VIRTIO_RDMA_ATOMIC_GLOB			2
+
+struct virtio_rdma_query_device_resp {
+	__le64 fw_ver;
+	/* GUIDs are byte strings in transmission order, like the MAC. */
+	__u8 sys_image_guid[8];
+	__u8 node_guid[8];
+	__le64 max_mr_size;
+	__le64 page_size_cap;
+	__le32 vendor_id;
+	__le32 vendor_part_id;
+	__le32 hw_ver;
+	__le32 max_qp;
+	__le32 max_qp_wr;
+	__le32 max_send_sge;
+	__le32 max_recv_sge;
+	__le32 max_sge_rd;
+	__le32 max_cq;
+	__le32 max_cqe;
+	__le32 max_mr;
+	__le32 max_pd;
+	__le32 max_qp_rd_atom;
+	__le32 max_qp_init_rd_atom;
+	__le32 max_ah;
+	__le32 max_fast_reg_page_list_len;
+	__le32 max_inline_data;
+	__le16 max_pkeys;
+	__u8 local_ca_ack_delay;
+	__u8 atomic_cap;
+	__le64 device_cap_flags;
+	__le32 max_msg_sz;
+	__u8 max_sq_wqe_shift;
+	__u8 max_rq_wqe_shift;
+	__le16 reserved1;
+	__le32 reserved[32];
+};
+
+/* Same values as enum ib_port_state / ib_port_phys_state / ib_mtu */
+#define VIRTIO_RDMA_PORT_DOWN			1
+#define VIRTIO_RDMA_PORT_INIT			2
+#define VIRTIO_RDMA_PORT_ARMED			3
+#define VIRTIO_RDMA_PORT_ACTIVE			4
+
+#define VIRTIO_RDMA_PORT_PHYS_DISABLED		3
+#define VIRTIO_RDMA_PORT_PHYS_LINK_UP		5
+
+#define VIRTIO_RDMA_MTU_256			1
+#define VIRTIO_RDMA_MTU_512			2
+#define VIRTIO_RDMA_MTU_1024			3
+#define VIRTIO_RDMA_MTU_2048			4
+#define VIRTIO_RDMA_MTU_4096			5
+
+#define VIRTIO_RDMA_PORT_CAP_CM_SUP		0x1
+#define VIRTIO_RDMA_PORT_CAP_IP_BASED_GIDS	0x2
+
+struct virtio_rdma_query_port_req {
+	__le32 port;
+	__le32 reserved;
+};
+
+struct virtio_rdma_query_port_resp {
+	__u8 state;
+	__u8 max_mtu;
+	__u8 active_mtu;
+	__u8 phys_state;
+	__le32 gid_tbl_len;
+	__le32 port_cap_flags;
+	__le32 max_msg_sz;
+	__le16 active_speed;
+	__u8 active_width;
+	__u8 reserved1;
+	__le16 pkey_tbl_len;
+	__le16 reserved2;
+	__le32 reserved[10];
+};
+
+/* CREATE_PD: no request body. */
+struct virtio_rdma_create_pd_resp {
+	__le32 pd_handle;
+	__le32 reserved;
+};
+
+/* DESTROY_PD: no response body. */
+struct virtio_rdma_destroy_pd_req {
+	__le32 pd_handle;
+	__le32 reserved;
+};
+
+/* lkey/rkey = (MR index << 8) | key byte; the MR handle is the index. */
+#define VIRTIO_RDMA_KEY_INDEX_SHIFT		8
+#define VIRTIO_RDMA_KEY_BYTE_MASK		0xffU
+
+struct virtio_rdma_get_dma_mr_req {
+	__le32 pd_handle;
+	__le32 access_flags;
+};
+
+/* Response of GET_DMA_MR, CREATE_MR and ALLOC_MR */
+struct virtio_rdma_mr_resp {
+	__le32 mr_handle;
+	__le32 lkey;
+	__le32 rkey;
+	__le32 reserved;
+};
+
+/* page_list_addr holds the DMA addresses of 4 KiB pages of page addresses */
+#define VIRTIO_RDMA_MR_F_PL_INDIRECT		0x1
+
+struct virtio_rdma_create_mr_req {
+	__le32 pd_handle;
+	__le32 access_flags;
+	__le64 iova;
+	__le64 length;
+	__le64 page_list_addr;
+	__le32 npages;
+	__le32 page_shift;
+	__le32 flags;
+	__le32 reserved;
+};
+
+struct virtio_rdma_alloc_mr_req {
+	__le32 pd_handle;
+	__le32 max_pages;
+	__le64 page_list_addr;
+};
+
+/* DEREG_MR: no response body. */
+struct virtio_rdma_dereg_mr_req {
+	__le32 mr_handle;
+	__le32 reserved;
+};
+
+struct virtio_rdma_create_cq_req {
+	__le64 ring_addr;
+	__le64 ring_size;
+	__le32 depth;
+	__le32 eventq;
+	__le32 reserved[2];
+};
+
+struct virtio_rdma_create_cq_resp {
+	__le32 cq_handle;
+	__le32 reserved;
+};
+
+/* DESTROY_CQ: no response body. */
+struct virtio_rdma_destroy_cq_req {
+	__le32 cq_handle;
+	__le32 reserved;
+};
+
+/* Same values as enum ib_qp_type */
+#define VIRTIO_RDMA_QPT_GSI			1
+#define VIRTIO_RDMA_QPT_RC			2
+#define VIRTIO_RDMA_QPT_UC			3
+#define VIRTIO_RDMA_QPT_UD			4
+
+#define VIRTIO_RDMA_GSI_QPN			1
+
+struct virtio_rdma_create_qp_req {
+	__le32 pd_handle;
+	__u8 qp_type;
+	__u8 sq_sig_all;
+	__u8 sq_wqe_shift;
+	__u8 rq_wqe_shift;
+	__le32 send_cq;
+	__le32 recv_cq;
+	__le32 sq_depth;
+	__le32 rq_depth;
+	__le32 max_send_sge;
+	__le32 max_recv_sge;
+	__le32 max_inline_data;
+	__le32 reserved1;
+	__le64 sq_ring_addr;
+	__le64 sq_ring_size;
+	__le64 rq_ring_addr;
+	__le64 rq_ring_size;
+	__le32 reserved[2];
+};
+
+struct virtio_rdma_create_qp_resp {
+	__le32 qp_handle;
+	__le32 reserved;
+};
+
+/* Same values as enum ib_qp_state */
+#define VIRTIO_RDMA_QPS_RESET			0
+#define VIRTIO_RDMA_QPS_INIT			1
+#define VIRTIO_RDMA_QPS_RTR			2
+#define VIRTIO_RDMA_QPS_RTS			3
+#define VIRTIO_RDMA_QPS_SQD			4
+#define VIRTIO_RDMA_QPS_SQE			5
+#define VIRTIO_RDMA_QPS_ERR			6
+
+/* Same bit positions as enum ib_qp_attr_mask */
+#define VIRTIO_RDMA_QP_STATE			0x1
+#define VIRTIO_RDMA_QP_CUR_STATE		0x2
+#define VIRTIO_RDMA_QP_EN_SQD_ASYNC_NOTIFY	0x4
+#define VIRTIO_RDMA_QP_ACCESS_FLAGS		0x8
+#define VIRTIO_RDMA_QP_PKEY_INDEX		0x10
+#define VIRTIO_RDMA_QP_PORT			0x20
+#define VIRTIO_RDMA_QP_QKEY			0x40
+#define VIRTIO_RDMA_QP_AV			0x80
+#define VIRTIO_RDMA_QP_PATH_MTU			0x100
+#define VIRTIO_RDMA_QP_TIMEOUT			0x200
+#define VIRTIO_RDMA_QP_RETRY_CNT		0x400
+#define VIRTIO_RDMA_QP_RNR_RETRY		0x800
+#define VIRTIO_RDMA_QP_RQ_PSN			0x1000
+#define VIRTIO_RDMA_QP_MAX_QP_RD_ATOMIC		0x2000
+#define VIRTIO_RDMA_QP_MIN_RNR_TIMER		0x8000
+#define VIRTIO_RDMA_QP_SQ_PSN			0x10000
+#define VIRTIO_RDMA_QP_MAX_DEST_RD_ATOMIC	0x20000
+#define VIRTIO_RDMA_QP_DEST_QPN			0x100000
+
+/* Same values as enum rdma_network_type / ib_gid_type */
+#define VIRTIO_RDMA_NETWORK_IPV4		2
+#define VIRTIO_RDMA_NETWORK_IPV6		3
+
+#define VIRTIO_RDMA_GID_TYPE_ROCE_V1		1
+#define VIRTIO_RDMA_GID_TYPE_ROCE_V2		2
+
+/* Address vector: carried in UD WQEs and in the QP primary path. */
+struct virtio_rdma_av {
+	__u8 dgid[16];
+	__u8 dmac[6];
+	__u8 sgid_index;
+	__u8 hop_limit;
+	__u8 traffic_class;
+	__u8 network_type;
+	__le16 reserved;
+	__le32 flow_label;
+};
+
+struct virtio_rdma_qp_attr {
+	__u8 qp_state;
+	__u8 cur_qp_state;
+	__u8 path_mtu;
+	__u8 en_sqd_async_notify;
+	__u8 sq_draining;
+	__u8 timeout;
+	__u8 retry_cnt;
+	__u8 rnr_retry;
+	__u8 min_rnr_timer;
+	__u8 max_rd_atomic;
+	__u8 max_dest_rd_atomic;
+	__u8 port_num;
+	__le16 pkey_index;
+	__le16 reserved1;
+	__le32 qkey;
+	__le32 rq_psn;
+	__le32 sq_psn;
+	__le32 dest_qp_num;
+	__le32 qp_access_flags;
+	__le32 reserved2;
+	struct virtio_rdma_av av;
+	__le32 reserved[6];
+};
+
+/* MODIFY_QP: no response body. */
+struct virtio_rdma_modify_qp_req {
+	__le32 qp_handle;
+	__le32 attr_mask;
+	struct virtio_rdma_qp_attr attr;
+};
+
+struct virtio_rdma_query_qp_req {
+	__le32 qp_handle;
+	__le32 attr_mask;
+};
+
+struct virtio_rdma_query_qp_resp {
+	struct virtio_rdma_qp_attr attr;
+};
+
+/* DESTROY_QP: no response body. */
+struct virtio_rdma_destroy_qp_req {
+	__le32 qp_handle;
+	__le32 reserved;
+};
+
+/* ADD_GID and DEL_GID: no response body. */
+struct virtio_rdma_add_gid_req {
+	__le32 index;
+	__le32 gid_type;
+	__u8 gid[16];
+};
+
+struct virtio_rdma_del_gid_req {
+	__le32 index;
+	__le32 reserved;
+};
+
+/* ---- Event queues ---- */
+
+#define VIRTIO_RDMA_EVENT_COMP			1	/* handle: CQ */
+#define VIRTIO_RDMA_EVENT_CQ_ERR		2	/* handle: CQ */
+#define VIRTIO_RDMA_EVENT_QP_FATAL		3	/* handle: QP */
+#define VIRTIO_RDMA_EVENT_QP_REQ_ERR		4	/* handle: QP */
+#define VIRTIO_RDMA_EVENT_QP_ACCESS_ERR		5	/* handle: QP */
+#define VIRTIO_RDMA_EVENT_QP_LAST_WQE_REACHED	6	/* handle: QP */
+#define VIRTIO_RDMA_EVENT_SQ_DRAINED		7	/* handle: QP */
+#define VIRTIO_RDMA_EVENT_COMM_EST		8	/* handle: QP */
+#define VIRTIO_RDMA_EVENT_PORT_ACTIVE		9	/* handle: port */
+#define VIRTIO_RDMA_EVENT_PORT_ERR		10	/* handle: port */
+#define VIRTIO_RDMA_EVENT_DEVICE_FATAL		11	/* handle: 0 */
+
+struct virtio_rdma_event {
+	__le32 type;
+	__le32 handle;
+	__le32 data;
+	__le32 reserved;
+};
+
+/* ---- Doorbell queues ---- */
+
+#define VIRTIO_RDMA_DOORBELL_SQ			1	/* handle: QP */
+#define VIRTIO_RDMA_DOORBELL_RQ			2	/* handle: QP */
+#define VIRTIO_RDMA_DOORBELL_CQ			3	/* reserved */
+
+struct virtio_rdma_doorbell {
+	__le32 type;
+	__le32 handle;
+};
+
+/* ---- Rings in driver memory (SQ, RQ, CQ) ---- */
+
+#define VIRTIO_RDMA_RING_CTL_SIZE		128
+
+/* Producer and consumer words sit in different cache lines. */
+struct virtio_rdma_ring_ctl {
+	__le32 prod;
+	__le32 reserved1[15];
+	__le32 cons;
+	__le32 notify;
+	__le32 flags;
+	__le32 reserved2[13];
+};
+
+/* ring_ctl.flags, written by the device */
+#define VIRTIO_RDMA_RING_F_ERROR		0x1
+#define VIRTIO_RDMA_RING_F_OVERFLOW		0x2
+
+/* CQ ring_ctl.notify (arm word), written by the driver */
+#define VIRTIO_RDMA_CQ_ARM_SN_MASK		0x3fffffffU
+#define VIRTIO_RDMA_CQ_ARM_SOLICITED		0x40000000U
+#define VIRTIO_RDMA_CQ_ARM_ARMED		0x80000000U
+
+/* Same values as enum ib_wr_opcode */
+#define VIRTIO_RDMA_WR_RDMA_WRITE		0
+#define VIRTIO_RDMA_WR_RDMA_WRITE_WITH_IMM	1
+#define VIRTIO_RDMA_WR_SEND			2
+#define VIRTIO_RDMA_WR_SEND_WITH_IMM		3
+#define VIRTIO_RDMA_WR_RDMA_READ		4
+#define VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP	5
+#define VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD	6
+#define VIRTIO_RDMA_WR_LOCAL_INV		7
+#define VIRTIO_RDMA_WR_SEND_WITH_INV		9
+#define VIRTIO_RDMA_WR_REG_MR			0x20
+
+/* Same values as enum ib_send_flags */
+#define VIRTIO_RDMA_WQE_F_FENCE			0x1
+#define VIRTIO_RDMA_WQE_F_SIGNALED		0x2
+#define VIRTIO_RDMA_WQE_F_SOLICITED		0x4
+#define VIRTIO_RDMA_WQE_F_INLINE		0x8
+
+#define VIRTIO_RDMA_SQ_WQE_BASE_SHIFT		6	/* stride 64 << shift */
+#define VIRTIO_RDMA_RQ_WQE_BASE_SHIFT		4	/* stride 16 << shift */
+
+struct virtio_rdma_sge {
+	__le64 addr;
+	__le32 length;
+	__le32 lkey;
+};
+
+struct virtio_rdma_wqe_rdma {
+	__le64 remote_addr;
+	__le32 rkey;
+	__le32 reserved[7];
+};
+
+struct virtio_rdma_wqe_atomic {
+	__le64 remote_addr;
+	__le64 compare_add;
+	__le64 swap;
+	__le32 rkey;
+	__le32 reserved[3];
+};
+
+struct virtio_rdma_wqe_ud {
+	struct virtio_rdma_av av;
+	__le32 remote_qpn;
+	__le32 remote_qkey;
+};
+
+struct virtio_rdma_wqe_reg_mr {
+	__le32 key;
+	__le32 access_flags;
+	__le64 iova;
+	__le64 length;
+	__le32 page_shift;
+	__le32 npages;
+	__le32 reserved[2];
+};
+
+/* Followed by num_sge SGEs, or by length bytes of inline data. */
+struct virtio_rdma_sq_wqe {
+	__le64 wr_id;
+	__u8 opcode;
+	__u8 flags;
+	__u8 num_sge;
+	__u8 reserved1;
+	union {
+		__be32 imm_data;
+		__le32 invalidate_rkey;
+	} ex;
+	__le32 length;
+	__le32 reserved2;
+	union {
+		struct virtio_rdma_wqe_rdma rdma;
+		struct virtio_rdma_wqe_atomic atomic;
+		struct virtio_rdma_wqe_ud ud;
+		struct virtio_rdma_wqe_reg_mr reg_mr;
+	} wr;
+};
+
+/* Followed by num_sge SGEs. */
+struct virtio_rdma_rq_wqe {
+	__le64 wr_id;
+	__u8 num_sge;
+	__u8 reserved[7];
+};
+
+/* Same values as enum ib_wc_status */
+#define VIRTIO_RDMA_WC_SUCCESS			0
+#define VIRTIO_RDMA_WC_LOC_LEN_ERR		1
+#define VIRTIO_RDMA_WC_LOC_QP_OP_ERR		2
+#define VIRTIO_RDMA_WC_LOC_EEC_OP_ERR		3
+#define VIRTIO_RDMA_WC_LOC_PROT_ERR		4
+#define VIRTIO_RDMA_WC_WR_FLUSH_ERR		5
+#define VIRTIO_RDMA_WC_MW_BIND_ERR		6
+#define VIRTIO_RDMA_WC_BAD_RESP_ERR		7
+#define VIRTIO_RDMA_WC_LOC_ACCESS_ERR		8
+#define VIRTIO_RDMA_WC_REM_INV_REQ_ERR		9
+#define VIRTIO_RDMA_WC_REM_ACCESS_ERR		10
+#define VIRTIO_RDMA_WC_REM_OP_ERR		11
+#define VIRTIO_RDMA_WC_RETRY_EXC_ERR		12
+#define VIRTIO_RDMA_WC_RNR_RETRY_EXC_ERR	13
+#define VIRTIO_RDMA_WC_LOC_RDD_VIOL_ERR		14
+#define VIRTIO_RDMA_WC_REM_INV_RD_REQ_ERR	15
+#define VIRTIO_RDMA_WC_REM_ABORT_ERR		16
+#define VIRTIO_RDMA_WC_INV_EECN_ERR		17
+#define VIRTIO_RDMA_WC_INV_EEC_STATE_ERR	18
+#define VIRTIO_RDMA_WC_FATAL_ERR		19
+#define VIRTIO_RDMA_WC_RESP_TIMEOUT_ERR		20
+#define VIRTIO_RDMA_WC_GENERAL_ERR		21
+
+/*
+ * Same values as enum ib_wc_opcode in Linux 6.12; older kernels number
+ * IB_WC_REG_MR differently, so drivers map REG_MR explicitly.
+ */
+#define VIRTIO_RDMA_WC_OP_SEND			0
+#define VIRTIO_RDMA_WC_OP_RDMA_WRITE		1
+#define VIRTIO_RDMA_WC_OP_RDMA_READ		2
+#define VIRTIO_RDMA_WC_OP_COMP_SWAP		3
+#define VIRTIO_RDMA_WC_OP_FETCH_ADD		4
+#define VIRTIO_RDMA_WC_OP_LOCAL_INV		6
+#define VIRTIO_RDMA_WC_OP_REG_MR		10
+#define VIRTIO_RDMA_WC_OP_RECV			0x80
+#define VIRTIO_RDMA_WC_OP_RECV_RDMA_WITH_IMM	0x81
+
+/* Same values as enum ib_wc_flags */
+#define VIRTIO_RDMA_WC_F_GRH			0x1
+#define VIRTIO_RDMA_WC_F_WITH_IMM		0x2
+#define VIRTIO_RDMA_WC_F_WITH_INV		0x4
+#define VIRTIO_RDMA_WC_F_WITH_SMAC		0x10
+#define VIRTIO_RDMA_WC_F_WITH_VLAN		0x20
+#define VIRTIO_RDMA_WC_F_WITH_NETWORK_HDR_TYPE	0x40
+
+#define VIRTIO_RDMA_VLAN_NONE			0xffff
+
+/* Bytes of GRH (or IPv4 header at offset 20) before UD receive payload */
+#define VIRTIO_RDMA_UD_GRH_SIZE			40
+
+struct virtio_rdma_cqe {
+	__le64 wr_id;
+	__u8 status;
+	__u8 opcode;
+	__u8 flags;
+	__u8 network_hdr_type;
+	__le32 byte_len;
+	__le32 qp_handle;
+	union {
+		__be32 imm_data;
+		__le32 invalidated_rkey;
+	} ex;
+	__le32 src_qp;
+	__le16 pkey_index;
+	__le16 vlan_id;
+	__u8 smac[6];
+	__le16 reserved1;
+	__le32 vendor_err;
+	__le32 reserved[5];
+};
+
+#endif /* _UAPI_LINUX_VIRTIO_RDMA_H */
