@@ -1,0 +1,989 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pins the virtio-rdma device ABI: every struct size, field offset and
+ * field size, and every constant whose value the specification fixes
+ * (Documentation/virtio-rdma-spec.rst). A failure here means the header
+ * and the spec disagree, which would break device/driver interoperation.
+ */
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/stddef.h>
+#include <linux/virtio_rdma.h>
+#include <rdma/ib_verbs.h>
+
+#define VR_SIZE(t, type, size) \
+	KUNIT_EXPECT_EQ(t, sizeof(struct type), (size_t)(size))
+#define VR_OFF(t, type, field, off) \
+	KUNIT_EXPECT_EQ(t, offsetof(struct type, field), (size_t)(off))
+#define VR_FSZ(t, type, field, size) \
+	KUNIT_EXPECT_EQ(t, sizeof_field(struct type, field), (size_t)(size))
+
+static void vr_layout_config(struct kunit *test)
+{
+	VR_SIZE(test, virtio_rdma_config, 32);
+	VR_OFF(test, virtio_rdma_config, mac, 0);
+	VR_FSZ(test, virtio_rdma_config, mac, 6);
+	VR_OFF(test, virtio_rdma_config, num_queue_pairs, 6);
+	VR_FSZ(test, virtio_rdma_config, num_queue_pairs, 2);
+	VR_OFF(test, virtio_rdma_config, reserved, 8);
+	VR_FSZ(test, virtio_rdma_config, reserved, 24);
+}
+
+static void vr_layout_control_header(struct kunit *test)
+{
+	VR_SIZE(test, virtio_rdma_cmd_hdr, 8);
+	VR_OFF(test, virtio_rdma_cmd_hdr, cmd, 0);
+	VR_FSZ(test, virtio_rdma_cmd_hdr, cmd, 4);
+	VR_OFF(test, virtio_rdma_cmd_hdr, reserved, 4);
+	VR_FSZ(test, virtio_rdma_cmd_hdr, reserved, 4);
+
+	VR_SIZE(test, virtio_rdma_cmd_resp_hdr, 8);
+	VR_OFF(test, virtio_rdma_cmd_resp_hdr, status, 0);
+	VR_FSZ(test, virtio_rdma_cmd_resp_hdr, status, 4);
+	VR_OFF(test, virtio_rdma_cmd_resp_hdr, reserved, 4);
+	VR_FSZ(test, virtio_rdma_cmd_resp_hdr, reserved, 4);
+}
+
+static void vr_layout_query(struct kunit *test)
+{
+	VR_SIZE(test, virtio_rdma_query_device_resp, 256);
+	VR_OFF(test, virtio_rdma_query_device_resp, fw_ver, 0);
+	VR_FSZ(test, virtio_rdma_query_device_resp, fw_ver, 8);
+	VR_OFF(test, virtio_rdma_query_device_resp, sys_image_guid, 8);
+	VR_FSZ(test, virtio_rdma_query_device_resp, sys_image_guid, 8);
+	VR_OFF(test, virtio_rdma_query_device_resp, node_guid, 16);
+	VR_FSZ(test, virtio_rdma_query_device_resp, node_guid, 8);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_mr_size, 24);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_mr_size, 8);
+	VR_OFF(test, virtio_rdma_query_device_resp, page_size_cap, 32);
+	VR_FSZ(test, virtio_rdma_query_device_resp, page_size_cap, 8);
+	VR_OFF(test, virtio_rdma_query_device_resp, vendor_id, 40);
+	VR_FSZ(test, virtio_rdma_query_device_resp, vendor_id, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, vendor_part_id, 44);
+	VR_FSZ(test, virtio_rdma_query_device_resp, vendor_part_id, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, hw_ver, 48);
+	VR_FSZ(test, virtio_rdma_query_device_resp, hw_ver, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_qp, 52);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_qp, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_qp_wr, 56);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_qp_wr, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_send_sge, 60);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_send_sge, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_recv_sge, 64);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_recv_sge, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_sge_rd, 68);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_sge_rd, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_cq, 72);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_cq, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_cqe, 76);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_cqe, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_mr, 80);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_mr, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_pd, 84);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_pd, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_qp_rd_atom, 88);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_qp_rd_atom, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_qp_init_rd_atom, 92);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_qp_init_rd_atom, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_ah, 96);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_ah, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_fast_reg_page_list_len, 100);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_fast_reg_page_list_len, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_inline_data, 104);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_inline_data, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_pkeys, 108);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_pkeys, 2);
+	VR_OFF(test, virtio_rdma_query_device_resp, local_ca_ack_delay, 110);
+	VR_FSZ(test, virtio_rdma_query_device_resp, local_ca_ack_delay, 1);
+	VR_OFF(test, virtio_rdma_query_device_resp, atomic_cap, 111);
+	VR_FSZ(test, virtio_rdma_query_device_resp, atomic_cap, 1);
+	VR_OFF(test, virtio_rdma_query_device_resp, device_cap_flags, 112);
+	VR_FSZ(test, virtio_rdma_query_device_resp, device_cap_flags, 8);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_msg_sz, 120);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_msg_sz, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_sq_wqe_shift, 124);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_sq_wqe_shift, 1);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_rq_wqe_shift, 125);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_rq_wqe_shift, 1);
+	VR_OFF(test, virtio_rdma_query_device_resp, reserved1, 126);
+	VR_FSZ(test, virtio_rdma_query_device_resp, reserved1, 2);
+	VR_OFF(test, virtio_rdma_query_device_resp, reserved, 128);
+	VR_FSZ(test, virtio_rdma_query_device_resp, reserved, 128);
+
+	VR_SIZE(test, virtio_rdma_query_port_req, 8);
+	VR_OFF(test, virtio_rdma_query_port_req, port, 0);
+	VR_FSZ(test, virtio_rdma_query_port_req, port, 4);
+	VR_OFF(test, virtio_rdma_query_port_req, reserved, 4);
+	VR_FSZ(test, virtio_rdma_query_port_req, reserved, 4);
+
+	VR_SIZE(test, virtio_rdma_query_port_resp, 64);
+	VR_OFF(test, virtio_rdma_query_port_resp, state, 0);
+	VR_FSZ(test, virtio_rdma_query_port_resp, state, 1);
+	VR_OFF(test, virtio_rdma_query_port_resp, max_mtu, 1);
+	VR_FSZ(test, virtio_rdma_query_port_resp, max_mtu, 1);
+	VR_OFF(test, virtio_rdma_query_port_resp, active_mtu, 2);
+	VR_FSZ(test, virtio_rdma_query_port_resp, active_mtu, 1);
+	VR_OFF(test, virtio_rdma_query_port_resp, phys_state, 3);
+	VR_FSZ(test, virtio_rdma_query_port_resp, phys_state, 1);
+	VR_OFF(test, virtio_rdma_query_port_resp, gid_tbl_len, 4);
+	VR_FSZ(test, virtio_rdma_query_port_resp, gid_tbl_len, 4);
+	VR_OFF(test, virtio_rdma_query_port_resp, port_cap_flags, 8);
+	VR_FSZ(test, virtio_rdma_query_port_resp, port_cap_flags, 4);
+	VR_OFF(test, virtio_rdma_query_port_resp, max_msg_sz, 12);
+	VR_FSZ(test, virtio_rdma_query_port_resp, max_msg_sz, 4);
+	VR_OFF(test, virtio_rdma_query_port_resp, active_speed, 16);
+	VR_FSZ(test, virtio_rdma_query_port_resp, active_speed, 2);
+	VR_OFF(test, virtio_rdma_query_port_resp, active_width, 18);
+	VR_FSZ(test, virtio_rdma_query_port_resp, active_width, 1);
+	VR_OFF(test, virtio_rdma_query_port_resp, reserved1, 19);
+	VR_FSZ(test, virtio_rdma_query_port_resp, reserved1, 1);
+	VR_OFF(test, virtio_rdma_query_port_resp, pkey_tbl_len, 20);
+	VR_FSZ(test, virtio_rdma_query_port_resp, pkey_tbl_len, 2);
+	VR_OFF(test, virtio_rdma_query_port_resp, reserved2, 22);
+	VR_FSZ(test, virtio_rdma_query_port_resp, reserved2, 2);
+	VR_OFF(test, virtio_rdma_query_port_resp, reserved, 24);
+	VR_FSZ(test, virtio_rdma_query_port_resp, reserved, 40);
+}
+
+static void vr_layout_pd_mr(struct kunit *test)
+{
+	VR_SIZE(test, virtio_rdma_create_pd_resp, 8);
+	VR_OFF(test, virtio_rdma_create_pd_resp, pd_handle, 0);
+	VR_FSZ(test, virtio_rdma_create_pd_resp, pd_handle, 4);
+	VR_OFF(test, virtio_rdma_create_pd_resp, reserved, 4);
+	VR_FSZ(test, virtio_rdma_create_pd_resp, reserved, 4);
+
+	VR_SIZE(test, virtio_rdma_destroy_pd_req, 8);
+	VR_OFF(test, virtio_rdma_destroy_pd_req, pd_handle, 0);
+	VR_FSZ(test, virtio_rdma_destroy_pd_req, pd_handle, 4);
+	VR_OFF(test, virtio_rdma_destroy_pd_req, reserved, 4);
+	VR_FSZ(test, virtio_rdma_destroy_pd_req, reserved, 4);
+
+	VR_SIZE(test, virtio_rdma_get_dma_mr_req, 8);
+	VR_OFF(test, virtio_rdma_get_dma_mr_req, pd_handle, 0);
+	VR_FSZ(test, virtio_rdma_get_dma_mr_req, pd_handle, 4);
+	VR_OFF(test, virtio_rdma_get_dma_mr_req, access_flags, 4);
+	VR_FSZ(test, virtio_rdma_get_dma_mr_req, access_flags, 4);
+
+	VR_SIZE(test, virtio_rdma_mr_resp, 16);
+	VR_OFF(test, virtio_rdma_mr_resp, mr_handle, 0);
+	VR_FSZ(test, virtio_rdma_mr_resp, mr_handle, 4);
+	VR_OFF(test, virtio_rdma_mr_resp, lkey, 4);
+	VR_FSZ(test, virtio_rdma_mr_resp, lkey, 4);
+	VR_OFF(test, virtio_rdma_mr_resp, rkey, 8);
+	VR_FSZ(test, virtio_rdma_mr_resp, rkey, 4);
+	VR_OFF(test, virtio_rdma_mr_resp, reserved, 12);
+	VR_FSZ(test, virtio_rdma_mr_resp, reserved, 4);
+
+	VR_SIZE(test, virtio_rdma_create_mr_req, 48);
+	VR_OFF(test, virtio_rdma_create_mr_req, pd_handle, 0);
+	VR_FSZ(test, virtio_rdma_create_mr_req, pd_handle, 4);
+	VR_OFF(test, virtio_rdma_create_mr_req, access_flags, 4);
+	VR_FSZ(test, virtio_rdma_create_mr_req, access_flags, 4);
+	VR_OFF(test, virtio_rdma_create_mr_req, iova, 8);
+	VR_FSZ(test, virtio_rdma_create_mr_req, iova, 8);
+	VR_OFF(test, virtio_rdma_create_mr_req, length, 16);
+	VR_FSZ(test, virtio_rdma_create_mr_req, length, 8);
+	VR_OFF(test, virtio_rdma_create_mr_req, page_list_addr, 24);
+	VR_FSZ(test, virtio_rdma_create_mr_req, page_list_addr, 8);
+	VR_OFF(test, virtio_rdma_create_mr_req, npages, 32);
+	VR_FSZ(test, virtio_rdma_create_mr_req, npages, 4);
+	VR_OFF(test, virtio_rdma_create_mr_req, page_shift, 36);
+	VR_FSZ(test, virtio_rdma_create_mr_req, page_shift, 4);
+	VR_OFF(test, virtio_rdma_create_mr_req, flags, 40);
+	VR_FSZ(test, virtio_rdma_create_mr_req, flags, 4);
+	VR_OFF(test, virtio_rdma_create_mr_req, reserved, 44);
+	VR_FSZ(test, virtio_rdma_create_mr_req, reserved, 4);
+
+	VR_SIZE(test, virtio_rdma_alloc_mr_req, 16);
+	VR_OFF(test, virtio_rdma_alloc_mr_req, pd_handle, 0);
+	VR_FSZ(test, virtio_rdma_alloc_mr_req, pd_handle, 4);
+	VR_OFF(test, virtio_rdma_alloc_mr_req, max_pages, 4);
+	VR_FSZ(test, virtio_rdma_alloc_mr_req, max_pages, 4);
+	VR_OFF(test, virtio_rdma_alloc_mr_req, page_list_addr, 8);
+	VR_FSZ(test, virtio_rdma_alloc_mr_req, page_list_addr, 8);
+
+	VR_SIZE(test, virtio_rdma_dereg_mr_req, 8);
+	VR_OFF(test, virtio_rdma_dereg_mr_req, mr_handle, 0);
+	VR_FSZ(test, virtio_rdma_dereg_mr_req, mr_handle, 4);
+	VR_OFF(test, virtio_rdma_dereg_mr_req, reserved, 4);
+	VR_FSZ(test, virtio_rdma_dereg_mr_req, reserved, 4);
+}
+
+static void vr_layout_cq(struct kunit *test)
+{
+	VR_SIZE(test, virtio_rdma_create_cq_req, 32);
+	VR_OFF(test, virtio_rdma_create_cq_req, ring_addr, 0);
+	VR_FSZ(test, virtio_rdma_create_cq_req, ring_addr, 8);
+	VR_OFF(test, virtio_rdma_create_cq_req, ring_size, 8);
+	VR_FSZ(test, virtio_rdma_create_cq_req, ring_size, 8);
+	VR_OFF(test, virtio_rdma_create_cq_req, depth, 16);
+	VR_FSZ(test, virtio_rdma_create_cq_req, depth, 4);
+	VR_OFF(test, virtio_rdma_create_cq_req, eventq, 20);
+	VR_FSZ(test, virtio_rdma_create_cq_req, eventq, 4);
+	VR_OFF(test, virtio_rdma_create_cq_req, reserved, 24);
+	VR_FSZ(test, virtio_rdma_create_cq_req, reserved, 8);
+
+	VR_SIZE(test, virtio_rdma_create_cq_resp, 8);
+	VR_OFF(test, virtio_rdma_create_cq_resp, cq_handle, 0);
+	VR_FSZ(test, virtio_rdma_create_cq_resp, cq_handle, 4);
+	VR_OFF(test, virtio_rdma_create_cq_resp, reserved, 4);
+	VR_FSZ(test, virtio_rdma_create_cq_resp, reserved, 4);
+
+	VR_SIZE(test, virtio_rdma_destroy_cq_req, 8);
+	VR_OFF(test, virtio_rdma_destroy_cq_req, cq_handle, 0);
+	VR_FSZ(test, virtio_rdma_destroy_cq_req, cq_handle, 4);
+	VR_OFF(test, virtio_rdma_destroy_cq_req, reserved, 4);
+	VR_FSZ(test, virtio_rdma_destroy_cq_req, reserved, 4);
+}
+
+static void vr_layout_qp(struct kunit *test)
+{
+	VR_SIZE(test, virtio_rdma_create_qp_req, 80);
+	VR_OFF(test, virtio_rdma_create_qp_req, pd_handle, 0);
+	VR_FSZ(test, virtio_rdma_create_qp_req, pd_handle, 4);
+	VR_OFF(test, virtio_rdma_create_qp_req, qp_type, 4);
+	VR_FSZ(test, virtio_rdma_create_qp_req, qp_type, 1);
+	VR_OFF(test, virtio_rdma_create_qp_req, sq_sig_all, 5);
+	VR_FSZ(test, virtio_rdma_create_qp_req, sq_sig_all, 1);
+	VR_OFF(test, virtio_rdma_create_qp_req, sq_wqe_shift, 6);
+	VR_FSZ(test, virtio_rdma_create_qp_req, sq_wqe_shift, 1);
+	VR_OFF(test, virtio_rdma_create_qp_req, rq_wqe_shift, 7);
+	VR_FSZ(test, virtio_rdma_create_qp_req, rq_wqe_shift, 1);
+	VR_OFF(test, virtio_rdma_create_qp_req, send_cq, 8);
+	VR_FSZ(test, virtio_rdma_create_qp_req, send_cq, 4);
+	VR_OFF(test, virtio_rdma_create_qp_req, recv_cq, 12);
+	VR_FSZ(test, virtio_rdma_create_qp_req, recv_cq, 4);
+	VR_OFF(test, virtio_rdma_create_qp_req, sq_depth, 16);
+	VR_FSZ(test, virtio_rdma_create_qp_req, sq_depth, 4);
+	VR_OFF(test, virtio_rdma_create_qp_req, rq_depth, 20);
+	VR_FSZ(test, virtio_rdma_create_qp_req, rq_depth, 4);
+	VR_OFF(test, virtio_rdma_create_qp_req, max_send_sge, 24);
+	VR_FSZ(test, virtio_rdma_create_qp_req, max_send_sge, 4);
+	VR_OFF(test, virtio_rdma_create_qp_req, max_recv_sge, 28);
+	VR_FSZ(test, virtio_rdma_create_qp_req, max_recv_sge, 4);
+	VR_OFF(test, virtio_rdma_create_qp_req, max_inline_data, 32);
+	VR_FSZ(test, virtio_rdma_create_qp_req, max_inline_data, 4);
+	VR_OFF(test, virtio_rdma_create_qp_req, reserved1, 36);
+	VR_FSZ(test, virtio_rdma_create_qp_req, reserved1, 4);
+	VR_OFF(test, virtio_rdma_create_qp_req, sq_ring_addr, 40);
+	VR_FSZ(test, virtio_rdma_create_qp_req, sq_ring_addr, 8);
+	VR_OFF(test, virtio_rdma_create_qp_req, sq_ring_size, 48);
+	VR_FSZ(test, virtio_rdma_create_qp_req, sq_ring_size, 8);
+	VR_OFF(test, virtio_rdma_create_qp_req, rq_ring_addr, 56);
+	VR_FSZ(test, virtio_rdma_create_qp_req, rq_ring_addr, 8);
+	VR_OFF(test, virtio_rdma_create_qp_req, rq_ring_size, 64);
+	VR_FSZ(test, virtio_rdma_create_qp_req, rq_ring_size, 8);
+	VR_OFF(test, virtio_rdma_create_qp_req, reserved, 72);
+	VR_FSZ(test, virtio_rdma_create_qp_req, reserved, 8);
+
+	VR_SIZE(test, virtio_rdma_create_qp_resp, 8);
+	VR_OFF(test, virtio_rdma_create_qp_resp, qp_handle, 0);
+	VR_FSZ(test, virtio_rdma_create_qp_resp, qp_handle, 4);
+	VR_OFF(test, virtio_rdma_create_qp_resp, reserved, 4);
+	VR_FSZ(test, virtio_rdma_create_qp_resp, reserved, 4);
+
+	VR_SIZE(test, virtio_rdma_av, 32);
+	VR_OFF(test, virtio_rdma_av, dgid, 0);
+	VR_FSZ(test, virtio_rdma_av, dgid, 16);
+	VR_OFF(test, virtio_rdma_av, dmac, 16);
+	VR_FSZ(test, virtio_rdma_av, dmac, 6);
+	VR_OFF(test, virtio_rdma_av, sgid_index, 22);
+	VR_FSZ(test, virtio_rdma_av, sgid_index, 1);
+	VR_OFF(test, virtio_rdma_av, hop_limit, 23);
+	VR_FSZ(test, virtio_rdma_av, hop_limit, 1);
+	VR_OFF(test, virtio_rdma_av, traffic_class, 24);
+	VR_FSZ(test, virtio_rdma_av, traffic_class, 1);
+	VR_OFF(test, virtio_rdma_av, network_type, 25);
+	VR_FSZ(test, virtio_rdma_av, network_type, 1);
+	VR_OFF(test, virtio_rdma_av, reserved, 26);
+	VR_FSZ(test, virtio_rdma_av, reserved, 2);
+	VR_OFF(test, virtio_rdma_av, flow_label, 28);
+	VR_FSZ(test, virtio_rdma_av, flow_label, 4);
+
+	VR_SIZE(test, virtio_rdma_qp_attr, 96);
+	VR_OFF(test, virtio_rdma_qp_attr, qp_state, 0);
+	VR_FSZ(test, virtio_rdma_qp_attr, qp_state, 1);
+	VR_OFF(test, virtio_rdma_qp_attr, cur_qp_state, 1);
+	VR_FSZ(test, virtio_rdma_qp_attr, cur_qp_state, 1);
+	VR_OFF(test, virtio_rdma_qp_attr, path_mtu, 2);
+	VR_FSZ(test, virtio_rdma_qp_attr, path_mtu, 1);
+	VR_OFF(test, virtio_rdma_qp_attr, en_sqd_async_notify, 3);
+	VR_FSZ(test, virtio_rdma_qp_attr, en_sqd_async_notify, 1);
+	VR_OFF(test, virtio_rdma_qp_attr, sq_draining, 4);
+	VR_FSZ(test, virtio_rdma_qp_attr, sq_draining, 1);
+	VR_OFF(test, virtio_rdma_qp_attr, timeout, 5);
+	VR_FSZ(test, virtio_rdma_qp_attr, timeout, 1);
+	VR_OFF(test, virtio_rdma_qp_attr, retry_cnt, 6);
+	VR_FSZ(test, virtio_rdma_qp_attr, retry_cnt, 1);
+	VR_OFF(test, virtio_rdma_qp_attr, rnr_retry, 7);
+	VR_FSZ(test, virtio_rdma_qp_attr, rnr_retry, 1);
+	VR_OFF(test, virtio_rdma_qp_attr, min_rnr_timer, 8);
+	VR_FSZ(test, virtio_rdma_qp_attr, min_rnr_timer, 1);
+	VR_OFF(test, virtio_rdma_qp_attr, max_rd_atomic, 9);
+	VR_FSZ(test, virtio_rdma_qp_attr, max_rd_atomic, 1);
+	VR_OFF(test, virtio_rdma_qp_attr, max_dest_rd_atomic, 10);
+	VR_FSZ(test, virtio_rdma_qp_attr, max_dest_rd_atomic, 1);
+	VR_OFF(test, virtio_rdma_qp_attr, port_num, 11);
+	VR_FSZ(test, virtio_rdma_qp_attr, port_num, 1);
+	VR_OFF(test, virtio_rdma_qp_attr, pkey_index, 12);
+	VR_FSZ(test, virtio_rdma_qp_attr, pkey_index, 2);
+	VR_OFF(test, virtio_rdma_qp_attr, reserved1, 14);
+	VR_FSZ(test, virtio_rdma_qp_attr, reserved1, 2);
+	VR_OFF(test, virtio_rdma_qp_attr, qkey, 16);
+	VR_FSZ(test, virtio_rdma_qp_attr, qkey, 4);
+	VR_OFF(test, virtio_rdma_qp_attr, rq_psn, 20);
+	VR_FSZ(test, virtio_rdma_qp_attr, rq_psn, 4);
+	VR_OFF(test, virtio_rdma_qp_attr, sq_psn, 24);
+	VR_FSZ(test, virtio_rdma_qp_attr, sq_psn, 4);
+	VR_OFF(test, virtio_rdma_qp_attr, dest_qp_num, 28);
+	VR_FSZ(test, virtio_rdma_qp_attr, dest_qp_num, 4);
+	VR_OFF(test, virtio_rdma_qp_attr, qp_access_flags, 32);
+	VR_FSZ(test, virtio_rdma_qp_attr, qp_access_flags, 4);
+	VR_OFF(test, virtio_rdma_qp_attr, reserved2, 36);
+	VR_FSZ(test, virtio_rdma_qp_attr, reserved2, 4);
+	VR_OFF(test, virtio_rdma_qp_attr, av, 40);
+	VR_FSZ(test, virtio_rdma_qp_attr, av, 32);
+	VR_OFF(test, virtio_rdma_qp_attr, reserved, 72);
+	VR_FSZ(test, virtio_rdma_qp_attr, reserved, 24);
+
+	VR_SIZE(test, virtio_rdma_modify_qp_req, 104);
+	VR_OFF(test, virtio_rdma_modify_qp_req, qp_handle, 0);
+	VR_FSZ(test, virtio_rdma_modify_qp_req, qp_handle, 4);
+	VR_OFF(test, virtio_rdma_modify_qp_req, attr_mask, 4);
+	VR_FSZ(test, virtio_rdma_modify_qp_req, attr_mask, 4);
+	VR_OFF(test, virtio_rdma_modify_qp_req, attr, 8);
+	VR_FSZ(test, virtio_rdma_modify_qp_req, attr, 96);
+
+	VR_SIZE(test, virtio_rdma_query_qp_req, 8);
+	VR_OFF(test, virtio_rdma_query_qp_req, qp_handle, 0);
+	VR_FSZ(test, virtio_rdma_query_qp_req, qp_handle, 4);
+	VR_OFF(test, virtio_rdma_query_qp_req, attr_mask, 4);
+	VR_FSZ(test, virtio_rdma_query_qp_req, attr_mask, 4);
+
+	VR_SIZE(test, virtio_rdma_query_qp_resp, 96);
+	VR_OFF(test, virtio_rdma_query_qp_resp, attr, 0);
+	VR_FSZ(test, virtio_rdma_query_qp_resp, attr, 96);
+
+	VR_SIZE(test, virtio_rdma_destroy_qp_req, 8);
+	VR_OFF(test, virtio_rdma_destroy_qp_req, qp_handle, 0);
+	VR_FSZ(test, virtio_rdma_destroy_qp_req, qp_handle, 4);
+	VR_OFF(test, virtio_rdma_destroy_qp_req, reserved, 4);
+	VR_FSZ(test, virtio_rdma_destroy_qp_req, reserved, 4);
+}
+
+static void vr_layout_gid(struct kunit *test)
+{
+	VR_SIZE(test, virtio_rdma_add_gid_req, 24);
+	VR_OFF(test, virtio_rdma_add_gid_req, index, 0);
+	VR_FSZ(test, virtio_rdma_add_gid_req, index, 4);
+	VR_OFF(test, virtio_rdma_add_gid_req, gid_type, 4);
+	VR_FSZ(test, virtio_rdma_add_gid_req, gid_type, 4);
+	VR_OFF(test, virtio_rdma_add_gid_req, gid, 8);
+	VR_FSZ(test, virtio_rdma_add_gid_req, gid, 16);
+
+	VR_SIZE(test, virtio_rdma_del_gid_req, 8);
+	VR_OFF(test, virtio_rdma_del_gid_req, index, 0);
+	VR_FSZ(test, virtio_rdma_del_gid_req, index, 4);
+	VR_OFF(test, virtio_rdma_del_gid_req, reserved, 4);
+	VR_FSZ(test, virtio_rdma_del_gid_req, reserved, 4);
+}
+
+static void vr_layout_event_doorbell(struct kunit *test)
+{
+	VR_SIZE(test, virtio_rdma_event, 16);
+	VR_OFF(test, virtio_rdma_event, type, 0);
+	VR_FSZ(test, virtio_rdma_event, type, 4);
+	VR_OFF(test, virtio_rdma_event, handle, 4);
+	VR_FSZ(test, virtio_rdma_event, handle, 4);
+	VR_OFF(test, virtio_rdma_event, data, 8);
+	VR_FSZ(test, virtio_rdma_event, data, 4);
+	VR_OFF(test, virtio_rdma_event, reserved, 12);
+	VR_FSZ(test, virtio_rdma_event, reserved, 4);
+
+	VR_SIZE(test, virtio_rdma_doorbell, 8);
+	VR_OFF(test, virtio_rdma_doorbell, type, 0);
+	VR_FSZ(test, virtio_rdma_doorbell, type, 4);
+	VR_OFF(test, virtio_rdma_doorbell, handle, 4);
+	VR_FSZ(test, virtio_rdma_doorbell, handle, 4);
+}
+
+static void vr_layout_ring_ctl(struct kunit *test)
+{
+	VR_SIZE(test, virtio_rdma_ring_ctl, 128);
+	VR_OFF(test, virtio_rdma_ring_ctl, prod, 0);
+	VR_FSZ(test, virtio_rdma_ring_ctl, prod, 4);
+	VR_OFF(test, virtio_rdma_ring_ctl, reserved1, 4);
+	VR_FSZ(test, virtio_rdma_ring_ctl, reserved1, 60);
+	VR_OFF(test, virtio_rdma_ring_ctl, cons, 64);
+	VR_FSZ(test, virtio_rdma_ring_ctl, cons, 4);
+	VR_OFF(test, virtio_rdma_ring_ctl, notify, 68);
+	VR_FSZ(test, virtio_rdma_ring_ctl, notify, 4);
+	VR_OFF(test, virtio_rdma_ring_ctl, flags, 72);
+	VR_FSZ(test, virtio_rdma_ring_ctl, flags, 4);
+	VR_OFF(test, virtio_rdma_ring_ctl, reserved2, 76);
+	VR_FSZ(test, virtio_rdma_ring_ctl, reserved2, 52);
+}
+
+static void vr_layout_sq_wqe(struct kunit *test)
+{
+	VR_SIZE(test, virtio_rdma_sge, 16);
+	VR_OFF(test, virtio_rdma_sge, addr, 0);
+	VR_FSZ(test, virtio_rdma_sge, addr, 8);
+	VR_OFF(test, virtio_rdma_sge, length, 8);
+	VR_FSZ(test, virtio_rdma_sge, length, 4);
+	VR_OFF(test, virtio_rdma_sge, lkey, 12);
+	VR_FSZ(test, virtio_rdma_sge, lkey, 4);
+
+	VR_SIZE(test, virtio_rdma_wqe_rdma, 40);
+	VR_OFF(test, virtio_rdma_wqe_rdma, remote_addr, 0);
+	VR_FSZ(test, virtio_rdma_wqe_rdma, remote_addr, 8);
+	VR_OFF(test, virtio_rdma_wqe_rdma, rkey, 8);
+	VR_FSZ(test, virtio_rdma_wqe_rdma, rkey, 4);
+	VR_OFF(test, virtio_rdma_wqe_rdma, reserved, 12);
+	VR_FSZ(test, virtio_rdma_wqe_rdma, reserved, 28);
+
+	VR_SIZE(test, virtio_rdma_wqe_atomic, 40);
+	VR_OFF(test, virtio_rdma_wqe_atomic, remote_addr, 0);
+	VR_FSZ(test, virtio_rdma_wqe_atomic, remote_addr, 8);
+	VR_OFF(test, virtio_rdma_wqe_atomic, compare_add, 8);
+	VR_FSZ(test, virtio_rdma_wqe_atomic, compare_add, 8);
+	VR_OFF(test, virtio_rdma_wqe_atomic, swap, 16);
+	VR_FSZ(test, virtio_rdma_wqe_atomic, swap, 8);
+	VR_OFF(test, virtio_rdma_wqe_atomic, rkey, 24);
+	VR_FSZ(test, virtio_rdma_wqe_atomic, rkey, 4);
+	VR_OFF(test, virtio_rdma_wqe_atomic, reserved, 28);
+	VR_FSZ(test, virtio_rdma_wqe_atomic, reserved, 12);
+
+	VR_SIZE(test, virtio_rdma_wqe_ud, 40);
+	VR_OFF(test, virtio_rdma_wqe_ud, av, 0);
+	VR_FSZ(test, virtio_rdma_wqe_ud, av, 32);
+	VR_OFF(test, virtio_rdma_wqe_ud, remote_qpn, 32);
+	VR_FSZ(test, virtio_rdma_wqe_ud, remote_qpn, 4);
+	VR_OFF(test, virtio_rdma_wqe_ud, remote_qkey, 36);
+	VR_FSZ(test, virtio_rdma_wqe_ud, remote_qkey, 4);
+
+	VR_SIZE(test, virtio_rdma_wqe_reg_mr, 40);
+	VR_OFF(test, virtio_rdma_wqe_reg_mr, key, 0);
+	VR_FSZ(test, virtio_rdma_wqe_reg_mr, key, 4);
+	VR_OFF(test, virtio_rdma_wqe_reg_mr, access_flags, 4);
+	VR_FSZ(test, virtio_rdma_wqe_reg_mr, access_flags, 4);
+	VR_OFF(test, virtio_rdma_wqe_reg_mr, iova, 8);
+	VR_FSZ(test, virtio_rdma_wqe_reg_mr, iova, 8);
+	VR_OFF(test, virtio_rdma_wqe_reg_mr, length, 16);
+	VR_FSZ(test, virtio_rdma_wqe_reg_mr, length, 8);
+	VR_OFF(test, virtio_rdma_wqe_reg_mr, page_shift, 24);
+	VR_FSZ(test, virtio_rdma_wqe_reg_mr, page_shift, 4);
+	VR_OFF(test, virtio_rdma_wqe_reg_mr, npages, 28);
+	VR_FSZ(test, virtio_rdma_wqe_reg_mr, npages, 4);
+	VR_OFF(test, virtio_rdma_wqe_reg_mr, reserved, 32);
+	VR_FSZ(test, virtio_rdma_wqe_reg_mr, reserved, 8);
+
+	VR_SIZE(test, virtio_rdma_sq_wqe, 64);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr_id, 0);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr_id, 8);
+	VR_OFF(test, virtio_rdma_sq_wqe, opcode, 8);
+	VR_FSZ(test, virtio_rdma_sq_wqe, opcode, 1);
+	VR_OFF(test, virtio_rdma_sq_wqe, flags, 9);
+	VR_FSZ(test, virtio_rdma_sq_wqe, flags, 1);
+	VR_OFF(test, virtio_rdma_sq_wqe, num_sge, 10);
+	VR_FSZ(test, virtio_rdma_sq_wqe, num_sge, 1);
+	VR_OFF(test, virtio_rdma_sq_wqe, reserved1, 11);
+	VR_FSZ(test, virtio_rdma_sq_wqe, reserved1, 1);
+	VR_OFF(test, virtio_rdma_sq_wqe, ex, 12);
+	VR_FSZ(test, virtio_rdma_sq_wqe, ex, 4);
+	VR_OFF(test, virtio_rdma_sq_wqe, ex.imm_data, 12);
+	VR_FSZ(test, virtio_rdma_sq_wqe, ex.imm_data, 4);
+	VR_OFF(test, virtio_rdma_sq_wqe, ex.invalidate_rkey, 12);
+	VR_FSZ(test, virtio_rdma_sq_wqe, ex.invalidate_rkey, 4);
+	VR_OFF(test, virtio_rdma_sq_wqe, length, 16);
+	VR_FSZ(test, virtio_rdma_sq_wqe, length, 4);
+	VR_OFF(test, virtio_rdma_sq_wqe, reserved2, 20);
+	VR_FSZ(test, virtio_rdma_sq_wqe, reserved2, 4);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr, 24);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr, 40);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr.rdma, 24);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr.rdma, 40);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr.atomic, 24);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr.atomic, 40);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr.ud, 24);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr.ud, 40);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr.reg_mr, 24);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr.reg_mr, 40);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr.rdma.remote_addr, 24);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr.rdma.remote_addr, 8);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr.rdma.rkey, 32);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr.rdma.rkey, 4);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr.atomic.remote_addr, 24);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr.atomic.remote_addr, 8);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr.atomic.compare_add, 32);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr.atomic.compare_add, 8);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr.atomic.swap, 40);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr.atomic.swap, 8);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr.atomic.rkey, 48);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr.atomic.rkey, 4);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr.ud.av, 24);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr.ud.av, 32);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr.ud.av.dgid, 24);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr.ud.av.dgid, 16);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr.ud.av.dmac, 40);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr.ud.av.dmac, 6);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr.ud.av.flow_label, 52);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr.ud.av.flow_label, 4);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr.ud.remote_qpn, 56);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr.ud.remote_qpn, 4);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr.ud.remote_qkey, 60);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr.ud.remote_qkey, 4);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr.reg_mr.key, 24);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr.reg_mr.key, 4);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr.reg_mr.access_flags, 28);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr.reg_mr.access_flags, 4);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr.reg_mr.iova, 32);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr.reg_mr.iova, 8);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr.reg_mr.length, 40);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr.reg_mr.length, 8);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr.reg_mr.page_shift, 48);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr.reg_mr.page_shift, 4);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr.reg_mr.npages, 52);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr.reg_mr.npages, 4);
+}
+
+static void vr_layout_rq_wqe(struct kunit *test)
+{
+	VR_SIZE(test, virtio_rdma_rq_wqe, 16);
+	VR_OFF(test, virtio_rdma_rq_wqe, wr_id, 0);
+	VR_FSZ(test, virtio_rdma_rq_wqe, wr_id, 8);
+	VR_OFF(test, virtio_rdma_rq_wqe, num_sge, 8);
+	VR_FSZ(test, virtio_rdma_rq_wqe, num_sge, 1);
+	VR_OFF(test, virtio_rdma_rq_wqe, reserved, 9);
+	VR_FSZ(test, virtio_rdma_rq_wqe, reserved, 7);
+}
+
+static void vr_layout_cqe(struct kunit *test)
+{
+	VR_SIZE(test, virtio_rdma_cqe, 64);
+	VR_OFF(test, virtio_rdma_cqe, wr_id, 0);
+	VR_FSZ(test, virtio_rdma_cqe, wr_id, 8);
+	VR_OFF(test, virtio_rdma_cqe, status, 8);
+	VR_FSZ(test, virtio_rdma_cqe, status, 1);
+	VR_OFF(test, virtio_rdma_cqe, opcode, 9);
+	VR_FSZ(test, virtio_rdma_cqe, opcode, 1);
+	VR_OFF(test, virtio_rdma_cqe, flags, 10);
+	VR_FSZ(test, virtio_rdma_cqe, flags, 1);
+	VR_OFF(test, virtio_rdma_cqe, network_hdr_type, 11);
+	VR_FSZ(test, virtio_rdma_cqe, network_hdr_type, 1);
+	VR_OFF(test, virtio_rdma_cqe, byte_len, 12);
+	VR_FSZ(test, virtio_rdma_cqe, byte_len, 4);
+	VR_OFF(test, virtio_rdma_cqe, qp_handle, 16);
+	VR_FSZ(test, virtio_rdma_cqe, qp_handle, 4);
+	VR_OFF(test, virtio_rdma_cqe, ex, 20);
+	VR_FSZ(test, virtio_rdma_cqe, ex, 4);
+	VR_OFF(test, virtio_rdma_cqe, ex.imm_data, 20);
+	VR_FSZ(test, virtio_rdma_cqe, ex.imm_data, 4);
+	VR_OFF(test, virtio_rdma_cqe, ex.invalidated_rkey, 20);
+	VR_FSZ(test, virtio_rdma_cqe, ex.invalidated_rkey, 4);
+	VR_OFF(test, virtio_rdma_cqe, src_qp, 24);
+	VR_FSZ(test, virtio_rdma_cqe, src_qp, 4);
+	VR_OFF(test, virtio_rdma_cqe, pkey_index, 28);
+	VR_FSZ(test, virtio_rdma_cqe, pkey_index, 2);
+	VR_OFF(test, virtio_rdma_cqe, vlan_id, 30);
+	VR_FSZ(test, virtio_rdma_cqe, vlan_id, 2);
+	VR_OFF(test, virtio_rdma_cqe, smac, 32);
+	VR_FSZ(test, virtio_rdma_cqe, smac, 6);
+	VR_OFF(test, virtio_rdma_cqe, reserved1, 38);
+	VR_FSZ(test, virtio_rdma_cqe, reserved1, 2);
+	VR_OFF(test, virtio_rdma_cqe, vendor_err, 40);
+	VR_FSZ(test, virtio_rdma_cqe, vendor_err, 4);
+	VR_OFF(test, virtio_rdma_cqe, reserved, 44);
+	VR_FSZ(test, virtio_rdma_cqe, reserved, 20);
+}
+
+static void vr_const_device(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, VIRTIO_ID_RDMA, 42);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_F_SRQ, 0);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_F_TM_SRQ, 1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_F_MW, 2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_F_ATOMIC, 3);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_F_RESIZE, 4);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_F_INDIRECT_MKEY, 5);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CTRLQ, 0);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_EVENTQ(0), 1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_DOORBELLQ(0), 2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_EVENTQ(3), 7);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_DOORBELLQ(3), 8);
+}
+
+static void vr_const_control(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_QUERY_DEVICE, 1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_QUERY_PORT, 2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_CREATE_PD, 3);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_DESTROY_PD, 4);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_GET_DMA_MR, 5);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_CREATE_MR, 6);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_ALLOC_MR, 7);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_DEREG_MR, 8);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_CREATE_CQ, 9);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_DESTROY_CQ, 10);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_CREATE_QP, 11);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_MODIFY_QP, 12);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_QUERY_QP, 13);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_DESTROY_QP, 14);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_ADD_GID, 15);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_DEL_GID, 16);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STATUS_OK, 0);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STATUS_INVAL, 1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STATUS_NOENT, 2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STATUS_NOMEM, 3);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STATUS_NOSPC, 4);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STATUS_BUSY, 5);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STATUS_PERM, 6);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STATUS_ACCES, 7);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STATUS_OPNOTSUPP, 8);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STATUS_FAULT, 9);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STATUS_MALFORMED, 10);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_ACCESS_LOCAL_WRITE, 0x1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_ACCESS_REMOTE_WRITE, 0x2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_ACCESS_REMOTE_READ, 0x4);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC, 0x8);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_DEVICE_CAP_MEM_MGT_EXTENSIONS, 0x1ULL);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_DEVICE_CAP_RC_RNR_NAK_GEN, 0x2ULL);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_DEVICE_CAP_PORT_ACTIVE_EVENT, 0x4ULL);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_DEVICE_CAP_SYS_IMAGE_GUID, 0x8ULL);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_DEVICE_CAP_CURR_QP_STATE_MOD, 0x10ULL);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_ATOMIC_NONE, 0);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_ATOMIC_HCA, 1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_ATOMIC_GLOB, 2);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_PORT_DOWN, 1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_PORT_INIT, 2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_PORT_ARMED, 3);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_PORT_ACTIVE, 4);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_PORT_PHYS_DISABLED, 3);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_PORT_PHYS_LINK_UP, 5);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_PORT_CAP_CM_SUP, 0x1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_PORT_CAP_IP_BASED_GIDS, 0x2);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_MTU_256, 1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_MTU_512, 2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_MTU_1024, 3);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_MTU_2048, 4);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_MTU_4096, 5);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_KEY_INDEX_SHIFT, 8);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_KEY_BYTE_MASK, 0xffU);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_MR_F_PL_INDIRECT, 0x1);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPT_GSI, 1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPT_RC, 2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPT_UC, 3);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPT_UD, 4);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_GSI_QPN, 1);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPS_RESET, 0);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPS_INIT, 1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPS_RTR, 2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPS_RTS, 3);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPS_SQD, 4);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPS_SQE, 5);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPS_ERR, 6);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_STATE, 0x1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_CUR_STATE, 0x2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_EN_SQD_ASYNC_NOTIFY, 0x4);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_ACCESS_FLAGS, 0x8);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_PKEY_INDEX, 0x10);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_PORT, 0x20);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_QKEY, 0x40);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_AV, 0x80);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_PATH_MTU, 0x100);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_TIMEOUT, 0x200);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_RETRY_CNT, 0x400);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_RNR_RETRY, 0x800);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_RQ_PSN, 0x1000);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_MAX_QP_RD_ATOMIC, 0x2000);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_MIN_RNR_TIMER, 0x8000);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_SQ_PSN, 0x10000);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_MAX_DEST_RD_ATOMIC, 0x20000);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_DEST_QPN, 0x100000);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_NETWORK_IPV4, 2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_NETWORK_IPV6, 3);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_GID_TYPE_ROCE_V1, 1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_GID_TYPE_ROCE_V2, 2);
+}
+
+static void vr_const_queues(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_EVENT_COMP, 1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_EVENT_CQ_ERR, 2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_EVENT_QP_FATAL, 3);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_EVENT_QP_REQ_ERR, 4);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_EVENT_QP_ACCESS_ERR, 5);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_EVENT_QP_LAST_WQE_REACHED, 6);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_EVENT_SQ_DRAINED, 7);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_EVENT_COMM_EST, 8);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_EVENT_PORT_ACTIVE, 9);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_EVENT_PORT_ERR, 10);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_EVENT_DEVICE_FATAL, 11);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_DOORBELL_SQ, 1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_DOORBELL_RQ, 2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_DOORBELL_CQ, 3);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_RING_CTL_SIZE, 128);
+	KUNIT_EXPECT_EQ(test, sizeof(struct virtio_rdma_ring_ctl),
+			(size_t)VIRTIO_RDMA_RING_CTL_SIZE);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_RING_F_ERROR, 0x1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_RING_F_OVERFLOW, 0x2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CQ_ARM_SN_MASK, 0x3fffffffU);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CQ_ARM_SOLICITED, 0x40000000U);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CQ_ARM_ARMED, 0x80000000U);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_SQ_WQE_BASE_SHIFT, 6);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_RQ_WQE_BASE_SHIFT, 4);
+	KUNIT_EXPECT_EQ(test, sizeof(struct virtio_rdma_sq_wqe),
+			(size_t)1 << VIRTIO_RDMA_SQ_WQE_BASE_SHIFT);
+	KUNIT_EXPECT_EQ(test, sizeof(struct virtio_rdma_rq_wqe),
+			(size_t)1 << VIRTIO_RDMA_RQ_WQE_BASE_SHIFT);
+}
+
+static void vr_const_work_requests(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_RDMA_WRITE, 0);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_RDMA_WRITE_WITH_IMM, 1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_SEND, 2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_SEND_WITH_IMM, 3);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_RDMA_READ, 4);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP, 5);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD, 6);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_LOCAL_INV, 7);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_SEND_WITH_INV, 9);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_REG_MR, 0x20);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WQE_F_FENCE, 0x1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WQE_F_SIGNALED, 0x2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WQE_F_SOLICITED, 0x4);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WQE_F_INLINE, 0x8);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_SUCCESS, 0);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_LOC_LEN_ERR, 1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_LOC_QP_OP_ERR, 2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_LOC_EEC_OP_ERR, 3);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_LOC_PROT_ERR, 4);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_WR_FLUSH_ERR, 5);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_MW_BIND_ERR, 6);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_BAD_RESP_ERR, 7);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_LOC_ACCESS_ERR, 8);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_REM_INV_REQ_ERR, 9);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_REM_ACCESS_ERR, 10);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_REM_OP_ERR, 11);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_RETRY_EXC_ERR, 12);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_RNR_RETRY_EXC_ERR, 13);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_LOC_RDD_VIOL_ERR, 14);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_REM_INV_RD_REQ_ERR, 15);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_REM_ABORT_ERR, 16);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_INV_EECN_ERR, 17);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_INV_EEC_STATE_ERR, 18);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_FATAL_ERR, 19);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_RESP_TIMEOUT_ERR, 20);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_GENERAL_ERR, 21);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_SEND, 0);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_RDMA_WRITE, 1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_RDMA_READ, 2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_COMP_SWAP, 3);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_FETCH_ADD, 4);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_LOCAL_INV, 6);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_REG_MR, 10);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_RECV, 0x80);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_RECV_RDMA_WITH_IMM, 0x81);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_F_GRH, 0x1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_F_WITH_IMM, 0x2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_F_WITH_INV, 0x4);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_F_WITH_SMAC, 0x10);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_F_WITH_VLAN, 0x20);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_F_WITH_NETWORK_HDR_TYPE, 0x40);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_VLAN_NONE, 0xffff);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_UD_GRH_SIZE, 40);
+}
+
+/* The spec promises these equal the kernel's verbs values. */
+static void vr_ib_compat(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_ACCESS_LOCAL_WRITE, IB_ACCESS_LOCAL_WRITE);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_ACCESS_REMOTE_WRITE, IB_ACCESS_REMOTE_WRITE);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_ACCESS_REMOTE_READ, IB_ACCESS_REMOTE_READ);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC, IB_ACCESS_REMOTE_ATOMIC);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_ATOMIC_NONE, IB_ATOMIC_NONE);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_ATOMIC_HCA, IB_ATOMIC_HCA);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_ATOMIC_GLOB, IB_ATOMIC_GLOB);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_PORT_DOWN, IB_PORT_DOWN);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_PORT_INIT, IB_PORT_INIT);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_PORT_ARMED, IB_PORT_ARMED);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_PORT_ACTIVE, IB_PORT_ACTIVE);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_PORT_PHYS_DISABLED,
+			IB_PORT_PHYS_STATE_DISABLED);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_PORT_PHYS_LINK_UP,
+			IB_PORT_PHYS_STATE_LINK_UP);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_MTU_256, IB_MTU_256);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_MTU_512, IB_MTU_512);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_MTU_1024, IB_MTU_1024);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_MTU_2048, IB_MTU_2048);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_MTU_4096, IB_MTU_4096);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPT_GSI, IB_QPT_GSI);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPT_RC, IB_QPT_RC);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPT_UC, IB_QPT_UC);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPT_UD, IB_QPT_UD);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPS_RESET, IB_QPS_RESET);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPS_INIT, IB_QPS_INIT);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPS_RTR, IB_QPS_RTR);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPS_RTS, IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPS_SQD, IB_QPS_SQD);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPS_SQE, IB_QPS_SQE);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPS_ERR, IB_QPS_ERR);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_STATE, IB_QP_STATE);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_CUR_STATE, IB_QP_CUR_STATE);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_EN_SQD_ASYNC_NOTIFY,
+			IB_QP_EN_SQD_ASYNC_NOTIFY);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_ACCESS_FLAGS, IB_QP_ACCESS_FLAGS);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_PKEY_INDEX, IB_QP_PKEY_INDEX);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_PORT, IB_QP_PORT);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_QKEY, IB_QP_QKEY);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_AV, IB_QP_AV);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_PATH_MTU, IB_QP_PATH_MTU);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_TIMEOUT, IB_QP_TIMEOUT);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_RETRY_CNT, IB_QP_RETRY_CNT);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_RNR_RETRY, IB_QP_RNR_RETRY);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_RQ_PSN, IB_QP_RQ_PSN);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_MAX_QP_RD_ATOMIC,
+			IB_QP_MAX_QP_RD_ATOMIC);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_MIN_RNR_TIMER, IB_QP_MIN_RNR_TIMER);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_SQ_PSN, IB_QP_SQ_PSN);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_MAX_DEST_RD_ATOMIC,
+			IB_QP_MAX_DEST_RD_ATOMIC);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QP_DEST_QPN, IB_QP_DEST_QPN);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_NETWORK_IPV4, RDMA_NETWORK_IPV4);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_NETWORK_IPV6, RDMA_NETWORK_IPV6);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_GID_TYPE_ROCE_V1, IB_GID_TYPE_ROCE);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_GID_TYPE_ROCE_V2,
+			IB_GID_TYPE_ROCE_UDP_ENCAP);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_RDMA_WRITE, IB_WR_RDMA_WRITE);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_RDMA_WRITE_WITH_IMM,
+			IB_WR_RDMA_WRITE_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_SEND, IB_WR_SEND);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_SEND_WITH_IMM, IB_WR_SEND_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_RDMA_READ, IB_WR_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP,
+			IB_WR_ATOMIC_CMP_AND_SWP);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD,
+			IB_WR_ATOMIC_FETCH_AND_ADD);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_LOCAL_INV, IB_WR_LOCAL_INV);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_SEND_WITH_INV, IB_WR_SEND_WITH_INV);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_REG_MR, IB_WR_REG_MR);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WQE_F_FENCE, IB_SEND_FENCE);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WQE_F_SIGNALED, IB_SEND_SIGNALED);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WQE_F_SOLICITED, IB_SEND_SOLICITED);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WQE_F_INLINE, IB_SEND_INLINE);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_SUCCESS, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_LOC_LEN_ERR, IB_WC_LOC_LEN_ERR);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_LOC_QP_OP_ERR, IB_WC_LOC_QP_OP_ERR);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_LOC_EEC_OP_ERR,
+			IB_WC_LOC_EEC_OP_ERR);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_LOC_PROT_ERR, IB_WC_LOC_PROT_ERR);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_WR_FLUSH_ERR, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_MW_BIND_ERR, IB_WC_MW_BIND_ERR);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_BAD_RESP_ERR, IB_WC_BAD_RESP_ERR);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_LOC_ACCESS_ERR,
+			IB_WC_LOC_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_REM_INV_REQ_ERR,
+			IB_WC_REM_INV_REQ_ERR);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_REM_ACCESS_ERR,
+			IB_WC_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_REM_OP_ERR, IB_WC_REM_OP_ERR);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_RETRY_EXC_ERR, IB_WC_RETRY_EXC_ERR);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_RNR_RETRY_EXC_ERR,
+			IB_WC_RNR_RETRY_EXC_ERR);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_LOC_RDD_VIOL_ERR,
+			IB_WC_LOC_RDD_VIOL_ERR);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_REM_INV_RD_REQ_ERR,
+			IB_WC_REM_INV_RD_REQ_ERR);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_REM_ABORT_ERR, IB_WC_REM_ABORT_ERR);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_INV_EECN_ERR, IB_WC_INV_EECN_ERR);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_INV_EEC_STATE_ERR,
+			IB_WC_INV_EEC_STATE_ERR);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_FATAL_ERR, IB_WC_FATAL_ERR);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_RESP_TIMEOUT_ERR,
+			IB_WC_RESP_TIMEOUT_ERR);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_GENERAL_ERR, IB_WC_GENERAL_ERR);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_SEND, IB_WC_SEND);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_RDMA_WRITE, IB_WC_RDMA_WRITE);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_RDMA_READ, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_COMP_SWAP, IB_WC_COMP_SWAP);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_FETCH_ADD, IB_WC_FETCH_ADD);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_LOCAL_INV, IB_WC_LOCAL_INV);
+	/* Holds from 6.2 on; 6.1 numbers IB_WC_REG_MR 8 (see the spec). */
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_REG_MR, IB_WC_REG_MR);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_RECV, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_RECV_RDMA_WITH_IMM,
+			IB_WC_RECV_RDMA_WITH_IMM);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_F_GRH, IB_WC_GRH);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_F_WITH_IMM, IB_WC_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_F_WITH_INV, IB_WC_WITH_INVALIDATE);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_F_WITH_SMAC, IB_WC_WITH_SMAC);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_F_WITH_VLAN, IB_WC_WITH_VLAN);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_F_WITH_NETWORK_HDR_TYPE,
+			IB_WC_WITH_NETWORK_HDR_TYPE);
+}
+
+static struct kunit_case virtio_rdma_abi_cases[] = {
+	KUNIT_CASE(vr_layout_config),
+	KUNIT_CASE(vr_layout_control_header),
+	KUNIT_CASE(vr_layout_query),
+	KUNIT_CASE(vr_layout_pd_mr),
+	KUNIT_CASE(vr_layout_cq),
+	KUNIT_CASE(vr_layout_qp),
+	KUNIT_CASE(vr_layout_gid),
+	KUNIT_CASE(vr_layout_event_doorbell),
+	KUNIT_CASE(vr_layout_ring_ctl),
+	KUNIT_CASE(vr_layout_sq_wqe),
+	KUNIT_CASE(vr_layout_rq_wqe),
+	KUNIT_CASE(vr_layout_cqe),
+	KUNIT_CASE(vr_const_device),
+	KUNIT_CASE(vr_const_control),
+	KUNIT_CASE(vr_const_queues),
+	KUNIT_CASE(vr_const_work_requests),
+	KUNIT_CASE(vr_ib_compat),
+	{}
+};
+
+static struct kunit_suite virtio_rdma_abi_suite = {
+	.name = "virtio_rdma_abi",
+	.test_cases = virtio_rdma_abi_cases,
+};
+
+kunit_test_suite(virtio_rdma_abi_suite);
+
+MODULE_DESCRIPTION("KUnit tests pinning the virtio-rdma device ABI layout and constants");
+MODULE_LICENSE("GPL");
