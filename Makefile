@@ -1,0 +1,46 @@
+# virtio-rdma: see README.md.
+#   make            kernel modules (against the test kernel) and user-space parts
+#   make kernel     the project kernel (KERNEL=test|perf)
+#   make check      everything, then every KUnit suite and guest scenario
+KERNEL ?= test
+TOP := $(CURDIR)
+B := $(TOP)/build
+KSRC := $(B)/linux-source-6.12
+KDIR := $(B)/kernel-$(KERNEL)
+OBJ := $(B)/obj-$(KERNEL)
+KSRCS := Kbuild include drivers kunit
+
+.PHONY: all kernel modules modules-locked user check sparse checkpatch clean
+
+all: modules user
+
+kernel:
+	@tools/kernel $(KERNEL)
+
+# Kbuild writes objects next to the sources: build from a mirror so that the
+# test and perf kernels each keep their own objects and the tree stays clean.
+modules: kernel
+	@mkdir -p $(OBJ)
+	@flock $(B)/.modules.lock $(MAKE) --no-print-directory modules-locked
+
+modules-locked:
+	@rsync -a --delete --prune-empty-dirs --include='*/' --include='Kbuild' \
+		--include='*.[ch]' --exclude='*' $(wildcard $(KSRCS)) $(OBJ)/
+	$(MAKE) -C $(KDIR) M=$(OBJ) W=1 $(if $(DIRS),VRDMA_DIRS="$(DIRS)") modules
+	$(MAKE) -s -C $(KDIR) M=$(OBJ) INSTALL_MOD_PATH=$(KDIR)/stage \
+		INSTALL_MOD_DIR=updates $(if $(DIRS),VRDMA_DIRS="$(DIRS)") modules_install
+
+user:
+
+check: all
+	@tools/check
+
+sparse: modules
+	$(MAKE) -C $(KDIR) M=$(OBJ) C=2 CF=-D__CHECK_ENDIAN__ modules
+
+checkpatch:
+	@files=$$(git ls-files '*.[ch]' | grep -v '^providers/'); \
+	[ -z "$$files" ] || perl $(KSRC)/scripts/checkpatch.pl --no-tree --strict --terse -f $$files
+
+clean:
+	rm -rf $(B)/obj-* $(B)/vm $(B)/check
