@@ -57,6 +57,7 @@ struct virtio_rdma_config {
 #define VIRTIO_RDMA_CMD_DESTROY_QP		14
 #define VIRTIO_RDMA_CMD_ADD_GID			15
 #define VIRTIO_RDMA_CMD_DEL_GID			16
+#define VIRTIO_RDMA_CMD_QUERY_STATS		17
 
 /* Command status; the errno each maps to is fixed by the spec. */
 #define VIRTIO_RDMA_STATUS_OK			0
@@ -387,6 +388,37 @@ struct virtio_rdma_add_gid_req {
 struct virtio_rdma_del_gid_req {
 	__le32 index;
 	__le32 reserved;
+};
+
+/*
+ * QUERY_STATS: no request body.  Counters are free-running since the device
+ * was created; the device fills num_counters entries and zeroes the rest.
+ */
+#define VIRTIO_RDMA_STAT_TX_PACKETS		0
+#define VIRTIO_RDMA_STAT_TX_BYTES		1
+#define VIRTIO_RDMA_STAT_RX_PACKETS		2
+#define VIRTIO_RDMA_STAT_RX_BYTES		3
+#define VIRTIO_RDMA_STAT_RX_DROPPED		4	/* malformed or no QP */
+#define VIRTIO_RDMA_STAT_ICRC_ERRORS		5
+#define VIRTIO_RDMA_STAT_RETRANSMITS		6
+#define VIRTIO_RDMA_STAT_RETRY_EXCEEDED		7
+#define VIRTIO_RDMA_STAT_RNR_NAK_RCVD		8
+#define VIRTIO_RDMA_STAT_RNR_NAK_SENT		9
+#define VIRTIO_RDMA_STAT_SEQ_NAK_RCVD		10
+#define VIRTIO_RDMA_STAT_SEQ_NAK_SENT		11
+#define VIRTIO_RDMA_STAT_DUPLICATE_REQ		12
+#define VIRTIO_RDMA_STAT_ACK_TIMEOUTS		13
+#define VIRTIO_RDMA_STAT_CMD_ERRORS		14	/* rejected commands */
+#define VIRTIO_RDMA_STAT_BAD_WQE		15	/* rejected WQEs */
+#define VIRTIO_RDMA_STAT_DOORBELLS		16
+#define VIRTIO_RDMA_STAT_EVENTS			17
+#define VIRTIO_RDMA_NUM_STATS			18
+#define VIRTIO_RDMA_MAX_STATS			32
+
+struct virtio_rdma_query_stats_resp {
+	__le32 num_counters;
+	__le32 reserved;
+	__le64 counters[VIRTIO_RDMA_MAX_STATS];
 };
 
 /* ---- Event queues ---- */
