@@ -372,6 +372,17 @@ static void vr_layout_qp(struct kunit *test)
 	VR_FSZ(test, virtio_rdma_destroy_qp_req, reserved, 4);
 }
 
+static void vr_layout_stats(struct kunit *test)
+{
+	VR_SIZE(test, virtio_rdma_query_stats_resp, 264);
+	VR_OFF(test, virtio_rdma_query_stats_resp, num_counters, 0);
+	VR_FSZ(test, virtio_rdma_query_stats_resp, num_counters, 4);
+	VR_OFF(test, virtio_rdma_query_stats_resp, reserved, 4);
+	VR_FSZ(test, virtio_rdma_query_stats_resp, reserved, 4);
+	VR_OFF(test, virtio_rdma_query_stats_resp, counters, 8);
+	VR_FSZ(test, virtio_rdma_query_stats_resp, counters, 256);
+}
+
 static void vr_layout_gid(struct kunit *test)
 {
 	VR_SIZE(test, virtio_rdma_add_gid_req, 24);
@@ -634,6 +645,7 @@ static void vr_const_control(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_DESTROY_QP, 14);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_ADD_GID, 15);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_DEL_GID, 16);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_QUERY_STATS, 17);
 
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STATUS_OK, 0);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STATUS_INVAL, 1);
@@ -718,6 +730,28 @@ static void vr_const_control(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_NETWORK_IPV6, 3);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_GID_TYPE_ROCE_V1, 1);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_GID_TYPE_ROCE_V2, 2);
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STAT_TX_PACKETS, 0);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STAT_TX_BYTES, 1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STAT_RX_PACKETS, 2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STAT_RX_BYTES, 3);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STAT_RX_DROPPED, 4);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STAT_ICRC_ERRORS, 5);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STAT_RETRANSMITS, 6);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STAT_RETRY_EXCEEDED, 7);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STAT_RNR_NAK_RCVD, 8);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STAT_RNR_NAK_SENT, 9);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STAT_SEQ_NAK_RCVD, 10);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STAT_SEQ_NAK_SENT, 11);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STAT_DUPLICATE_REQ, 12);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STAT_ACK_TIMEOUTS, 13);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STAT_CMD_ERRORS, 14);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STAT_BAD_WQE, 15);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STAT_DOORBELLS, 16);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STAT_EVENTS, 17);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_NUM_STATS, 18);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_MAX_STATS, 32);
+	KUNIT_EXPECT_LE(test, VIRTIO_RDMA_NUM_STATS, VIRTIO_RDMA_MAX_STATS);
 }
 
 static void vr_const_queues(struct kunit *test)
@@ -964,6 +998,7 @@ static struct kunit_case virtio_rdma_abi_cases[] = {
 	KUNIT_CASE(vr_layout_pd_mr),
 	KUNIT_CASE(vr_layout_cq),
 	KUNIT_CASE(vr_layout_qp),
+	KUNIT_CASE(vr_layout_stats),
 	KUNIT_CASE(vr_layout_gid),
 	KUNIT_CASE(vr_layout_event_doorbell),
 	KUNIT_CASE(vr_layout_ring_ctl),
