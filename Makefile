@@ -1,6 +1,7 @@
 # virtio-rdma: see README.md.
 #   make            kernel modules (against the test kernel) and user-space parts
 #   make kernel     the project kernel (KERNEL=test|perf)
+#   make demo       build, boot a guest, create devices and show them working
 #   make check      everything, then every KUnit suite and guest scenario
 KERNEL ?= test
 TOP := $(CURDIR)
@@ -10,7 +11,7 @@ KDIR := $(B)/kernel-$(KERNEL)
 OBJ := $(B)/obj-$(KERNEL)
 KSRCS := Kbuild include drivers kunit
 
-.PHONY: all kernel modules modules-locked user check sparse checkpatch clean
+.PHONY: all kernel modules modules-locked user demo check sparse checkpatch clean
 
 all: modules user
 
@@ -31,6 +32,9 @@ modules-locked:
 		INSTALL_MOD_DIR=updates $(if $(DIRS),VRDMA_DIRS="$(DIRS)") modules_install
 
 user:
+
+demo:
+	@tools/demo
 
 check: all
 	@tools/check
