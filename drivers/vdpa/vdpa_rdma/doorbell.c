@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vdpa_rdma: doorbellq consumer.
+ *
+ * A doorbell only says "look at this ring again"; records of unknown type
+ * or naming unknown QPs are ignored (spec "Doorbell queues").
+ */
+#include "vdpa_rdma.h"
+
+#define VRDMA_DOORBELL_BUDGET	64
+
+/* Returns true when the budget ran out with buffers possibly left. */
+bool vrdma_doorbells_process(struct vrdma_dev *dev, u16 qidx)
+{
+	struct vrdma_vq *vq = &dev->vqs[qidx];
+	struct virtio_rdma_doorbell db;
+	struct vrdma_qp *qp;
+	size_t len;
+	u32 type;
+	int i, ret;
+
+	lockdep_assert_held(&dev->lock);
+
+	for (i = 0; i < VRDMA_DOORBELL_BUDGET; i++) {
+		ret = vringh_getdesc_iotlb(&vq->vring, &vq->riov, &vq->wiov,
+					   &vq->head, GFP_KERNEL);
+		if (ret < 0)
+			dev_err_ratelimited(&dev->vdpa.dev,
+					    "doorbellq %u: bad descriptor chain (%d)\n",
+					    qidx, ret);
+		if (ret <= 0)
+			return false;
+
+		for (len = vringh_kiov_length(&vq->riov); len >= sizeof(db);
+		     len -= sizeof(db)) {
+			ret = vringh_iov_pull_iotlb(&vq->vring, &vq->riov, &db,
+						    sizeof(db));
+			if (ret != sizeof(db))
+				break;
+			type = le32_to_cpu(db.type);
+			if (type != VIRTIO_RDMA_DOORBELL_SQ &&
+			    type != VIRTIO_RDMA_DOORBELL_RQ)
+				continue;
+			qp = xa_load(&dev->qps, le32_to_cpu(db.handle));
+			if (!qp)
+				continue;
+			vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_DOORBELLS);
+			vrdma_qp_doorbell(dev, qp, type);
+		}
+		vrdma_vq_complete(vq, 0);
+	}
+	return true;
+}

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vdpa_rdma: eventq delivery.
+ *
+ * An event is first made pending (a node in the object it names, linked on
+ * its eventq's list) and written when the driver has a buffer posted, so
+ * none is lost when the eventq runs dry and none is queued twice.
+ */
+#include <uapi/linux/virtio_config.h>
+
+#include "vdpa_rdma.h"
+
+#define VRDMA_EVENT_BUDGET	64
+
+void vrdma_event_init(struct vrdma_event *ev, u32 type, u32 handle, u16 eventq)
+{
+	INIT_LIST_HEAD(&ev->entry);
+	ev->type = type;
+	ev->handle = handle;
+	ev->data = 0;
+	ev->eventq = eventq;
+	ev->pending = false;
+}
+
+void vrdma_event_raise(struct vrdma_dev *dev, struct vrdma_event *ev, u32 data)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->ev_lock, flags);
+	ev->data = data;
+	if (!ev->pending) {
+		list_add_tail(&ev->entry, &dev->ev_pending[ev->eventq]);
+		ev->pending = true;
+	} else if (ev->type == VIRTIO_RDMA_EVENT_PORT_ACTIVE ||
+		   ev->type == VIRTIO_RDMA_EVENT_PORT_ERR) {
+		/* The last port event delivered must be the current state. */
+		list_move_tail(&ev->entry, &dev->ev_pending[ev->eventq]);
+	}
+	spin_unlock_irqrestore(&dev->ev_lock, flags);
+	vrdma_schedule(dev);
+}
+
+void vrdma_event_cancel(struct vrdma_dev *dev, struct vrdma_event *ev)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->ev_lock, flags);
+	if (ev->pending) {
+		list_del_init(&ev->entry);
+		ev->pending = false;
+	}
+	spin_unlock_irqrestore(&dev->ev_lock, flags);
+}
+
+void vrdma_events_discard(struct vrdma_dev *dev)
+{
+	struct vrdma_event *ev, *tmp;
+	unsigned long flags;
+	u16 i;
+
+	if (!dev->ev_pending)
+		return;
+	spin_lock_irqsave(&dev->ev_lock, flags);
+	for (i = 0; i < dev->nqp; i++) {
+		list_for_each_entry_safe(ev, tmp, &dev->ev_pending[i], entry) {
+			list_del_init(&ev->entry);
+			ev->pending = false;
+		}
+	}
+	spin_unlock_irqrestore(&dev->ev_lock, flags);
+}
+
+static bool vrdma_event_pop(struct vrdma_dev *dev, u16 eventq,
+			    struct virtio_rdma_event *rec)
+{
+	struct vrdma_event *ev;
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->ev_lock, flags);
+	ev = list_first_entry_or_null(&dev->ev_pending[eventq],
+				      struct vrdma_event, entry);
+	if (ev) {
+		list_del_init(&ev->entry);
+		ev->pending = false;
+		rec->type = cpu_to_le32(ev->type);
+		rec->handle = cpu_to_le32(ev->handle);
+		rec->data = cpu_to_le32(ev->data);
+		rec->reserved = 0;
+	}
+	spin_unlock_irqrestore(&dev->ev_lock, flags);
+	return ev;
+}
+
+static bool vrdma_events_empty(struct vrdma_dev *dev, u16 eventq)
+{
+	unsigned long flags;
+	bool empty;
+
+	spin_lock_irqsave(&dev->ev_lock, flags);
+	empty = list_empty(&dev->ev_pending[eventq]);
+	spin_unlock_irqrestore(&dev->ev_lock, flags);
+	return empty;
+}
+
+/* Returns true when the budget ran out with events still pending. */
+bool vrdma_events_deliver(struct vrdma_dev *dev, u16 eventq)
+{
+	struct vrdma_vq *vq = &dev->vqs[VIRTIO_RDMA_EVENTQ(eventq)];
+	struct virtio_rdma_event rec;
+	int i, ret;
+
+	lockdep_assert_held(&dev->lock);
+
+	for (i = 0; i < VRDMA_EVENT_BUDGET; i++) {
+		if (vrdma_events_empty(dev, eventq))
+			return false;
+		ret = vringh_getdesc_iotlb(&vq->vring, &vq->riov, &vq->wiov,
+					   &vq->head, GFP_KERNEL);
+		if (ret <= 0)
+			return false;	/* no buffer: the events stay pending */
+		if (vringh_kiov_length(&vq->wiov) < sizeof(rec)) {
+			/* Useless buffer; give it back empty and go on. */
+			vrdma_vq_complete(vq, 0);
+			continue;
+		}
+		if (!vrdma_event_pop(dev, eventq, &rec)) {
+			vringh_abandon_iotlb(&vq->vring, 1);
+			return false;
+		}
+		ret = vringh_iov_push_iotlb(&vq->vring, &vq->wiov, &rec,
+					    sizeof(rec));
+		vrdma_vq_complete(vq, ret == sizeof(rec) ? sizeof(rec) : 0);
+		if (ret == sizeof(rec))
+			vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_EVENTS);
+		/* Spec: after DEVICE_FATAL the device needs a reset. */
+		if (rec.type == cpu_to_le32(VIRTIO_RDMA_EVENT_DEVICE_FATAL))
+			dev->status |= VIRTIO_CONFIG_S_NEEDS_RESET;
+	}
+	return true;
+}

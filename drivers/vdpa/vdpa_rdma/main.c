@@ -1,0 +1,603 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vdpa_rdma: module, vDPA management device and vdpa_config_ops.
+ *
+ * "vdpa dev add mgmtdev vdpa_rdma name NAME mac MAC [max_vqp N]" creates a
+ * virtio-rdma device (virtio device id 42) whose RoCEv2 port is the
+ * Ethernet netdev with that MAC.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/etherdevice.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <uapi/linux/vdpa.h>
+#include <uapi/linux/virtio_config.h>
+#include <uapi/linux/virtio_ring.h>
+
+#include "vdpa_rdma.h"
+
+#define VRDMA_FEATURES	(BIT_ULL(VIRTIO_F_VERSION_1) | \
+			 BIT_ULL(VIRTIO_F_ACCESS_PLATFORM) | \
+			 BIT_ULL(VIRTIO_RING_F_EVENT_IDX) | \
+			 BIT_ULL(VIRTIO_RDMA_F_ATOMIC))
+
+#define VRDMA_REQUIRED_FEATURES	(BIT_ULL(VIRTIO_F_VERSION_1) | \
+				 BIT_ULL(VIRTIO_F_ACCESS_PLATFORM))
+
+static int max_iotlb_entries = 2048;
+module_param(max_iotlb_entries, int, 0444);
+MODULE_PARM_DESC(max_iotlb_entries,
+		 "Maximum number of iotlb entries per device (default 2048)");
+
+static struct vrdma_vq *vrdma_vq(struct vdpa_device *vdpa, u16 idx)
+{
+	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
+
+	/* The vDPA core checks idx against nvqs; be safe anyway. */
+	if (WARN_ON_ONCE(idx >= dev->nvqs))
+		return &dev->vqs[0];
+	return &dev->vqs[idx];
+}
+
+static int vrdma_set_vq_address(struct vdpa_device *vdpa, u16 idx,
+				u64 desc_area, u64 driver_area, u64 device_area)
+{
+	struct vrdma_vq *vq = vrdma_vq(vdpa, idx);
+
+	vq->desc_addr = desc_area;
+	vq->driver_addr = driver_area;
+	vq->device_addr = device_area;
+	return 0;
+}
+
+static void vrdma_set_vq_num(struct vdpa_device *vdpa, u16 idx, u32 num)
+{
+	vrdma_vq(vdpa, idx)->num = num;
+}
+
+static u16 vrdma_get_vq_size(struct vdpa_device *vdpa, u16 idx)
+{
+	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
+
+	if (dev->status & VIRTIO_CONFIG_S_DRIVER_OK)
+		return vrdma_vq(vdpa, idx)->num;
+	return VRDMA_VQ_NUM_MAX;
+}
+
+static void vrdma_kick_vq(struct vdpa_device *vdpa, u16 idx)
+{
+	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
+
+	/* May be called in atomic context: only wake the worker. */
+	if (vrdma_vq(vdpa, idx)->ready)
+		vrdma_schedule(dev);
+}
+
+static void vrdma_set_vq_cb(struct vdpa_device *vdpa, u16 idx,
+			    struct vdpa_callback *cb)
+{
+	vrdma_vq(vdpa, idx)->cb = *cb;
+}
+
+static void vrdma_set_vq_ready(struct vdpa_device *vdpa, u16 idx, bool ready)
+{
+	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
+	struct vrdma_vq *vq = vrdma_vq(vdpa, idx);
+
+	mutex_lock(&dev->lock);
+	if (ready && !vq->ready)
+		vrdma_vq_ready(dev, vq);
+	vq->ready = ready;
+	mutex_unlock(&dev->lock);
+}
+
+static bool vrdma_get_vq_ready(struct vdpa_device *vdpa, u16 idx)
+{
+	return vrdma_vq(vdpa, idx)->ready;
+}
+
+static int vrdma_set_vq_state(struct vdpa_device *vdpa, u16 idx,
+			      const struct vdpa_vq_state *state)
+{
+	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
+	struct vrdma_vq *vq = vrdma_vq(vdpa, idx);
+
+	mutex_lock(&dev->lock);
+	vq->vring.last_avail_idx = state->split.avail_index;
+	mutex_unlock(&dev->lock);
+	return 0;
+}
+
+static int vrdma_get_vq_state(struct vdpa_device *vdpa, u16 idx,
+			      struct vdpa_vq_state *state)
+{
+	state->split.avail_index = vrdma_vq(vdpa, idx)->vring.last_avail_idx;
+	return 0;
+}
+
+static u32 vrdma_get_vq_align(struct vdpa_device *vdpa)
+{
+	return PAGE_SIZE;
+}
+
+static u64 vrdma_get_device_features(struct vdpa_device *vdpa)
+{
+	return VRDMA_FEATURES;
+}
+
+static int vrdma_set_driver_features(struct vdpa_device *vdpa, u64 features)
+{
+	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
+
+	/* The device reads every address through its IOTLB. */
+	if ((features & VRDMA_REQUIRED_FEATURES) != VRDMA_REQUIRED_FEATURES)
+		return -EINVAL;
+	dev->features = features & VRDMA_FEATURES;
+	return 0;
+}
+
+static u64 vrdma_get_driver_features(struct vdpa_device *vdpa)
+{
+	return vdpa_to_vrdma(vdpa)->features;
+}
+
+static void vrdma_set_config_cb(struct vdpa_device *vdpa,
+				struct vdpa_callback *cb)
+{
+	/* The configuration space never changes while the device is live. */
+}
+
+static u16 vrdma_get_vq_num_max(struct vdpa_device *vdpa)
+{
+	return VRDMA_VQ_NUM_MAX;
+}
+
+static u32 vrdma_get_device_id(struct vdpa_device *vdpa)
+{
+	return VIRTIO_ID_RDMA;
+}
+
+static u32 vrdma_get_vendor_id(struct vdpa_device *vdpa)
+{
+	return VRDMA_VENDOR_ID;
+}
+
+static u8 vrdma_get_status(struct vdpa_device *vdpa)
+{
+	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
+	u8 status;
+
+	mutex_lock(&dev->lock);
+	status = dev->status;
+	mutex_unlock(&dev->lock);
+	return status;
+}
+
+static void vrdma_set_status(struct vdpa_device *vdpa, u8 status)
+{
+	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
+
+	mutex_lock(&dev->lock);
+	if ((status & VIRTIO_CONFIG_S_FEATURES_OK) &&
+	    (dev->features & VRDMA_REQUIRED_FEATURES) != VRDMA_REQUIRED_FEATURES)
+		status &= ~VIRTIO_CONFIG_S_FEATURES_OK;
+	dev->status = status | (dev->status & VIRTIO_CONFIG_S_NEEDS_RESET);
+	dev->running = (status & VIRTIO_CONFIG_S_DRIVER_OK) != 0;
+	mutex_unlock(&dev->lock);
+
+	if (status & VIRTIO_CONFIG_S_DRIVER_OK) {
+		/* A driver bound after the netdev vanished learns it too. */
+		if (!rcu_access_pointer(dev->netdev))
+			vrdma_event_raise(dev, &dev->fatal_ev, 0);
+		/* Events (port state) may have become pending before. */
+		vrdma_schedule(dev);
+	}
+}
+
+/*
+ * Reset destroys every object without writing completions and forgets
+ * pending events; afterwards the device touches no guest memory.
+ */
+static void vrdma_do_reset(struct vrdma_dev *dev, u32 flags)
+{
+	lockdep_assert_held(&dev->lock);
+
+	dev->running = false;
+	vrdma_events_discard(dev);
+	vrdma_qps_destroy(dev);
+	vrdma_cqs_destroy(dev);
+	vrdma_mrs_destroy(dev);
+	vrdma_pds_destroy(dev);
+	vrdma_gids_clear(dev);
+	vrdma_vqs_reset(dev);
+
+	if (flags & VDPA_RESET_F_CLEAN_MAP) {
+		spin_lock(&dev->iotlb_lock);
+		vhost_iotlb_reset(&dev->iotlb);
+		vhost_iotlb_add_range(&dev->iotlb, 0, ULONG_MAX, 0,
+				      VHOST_MAP_RW);
+		dev->iotlb_pt = true;
+		spin_unlock(&dev->iotlb_lock);
+	}
+
+	dev->features = 0;
+	dev->status = 0;
+	dev->generation++;
+}
+
+static int vrdma_compat_reset(struct vdpa_device *vdpa, u32 flags)
+{
+	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
+
+	mutex_lock(&dev->lock);
+	vrdma_do_reset(dev, flags);
+	mutex_unlock(&dev->lock);
+	return 0;
+}
+
+static int vrdma_reset(struct vdpa_device *vdpa)
+{
+	return vrdma_compat_reset(vdpa, 0);
+}
+
+static size_t vrdma_get_config_size(struct vdpa_device *vdpa)
+{
+	return sizeof(struct virtio_rdma_config);
+}
+
+static void vrdma_get_config(struct vdpa_device *vdpa, unsigned int offset,
+			     void *buf, unsigned int len)
+{
+	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
+
+	if (offset > sizeof(dev->config) || len > sizeof(dev->config) - offset)
+		return;
+	memcpy(buf, (u8 *)&dev->config + offset, len);
+}
+
+static void vrdma_set_config(struct vdpa_device *vdpa, unsigned int offset,
+			     const void *buf, unsigned int len)
+{
+	/* Read-only configuration space. */
+}
+
+static u32 vrdma_get_generation(struct vdpa_device *vdpa)
+{
+	return vdpa_to_vrdma(vdpa)->generation;
+}
+
+static struct vdpa_iova_range vrdma_get_iova_range(struct vdpa_device *vdpa)
+{
+	struct vdpa_iova_range range = {
+		.first = 0,
+		.last = ULLONG_MAX,
+	};
+
+	return range;
+}
+
+static int vrdma_set_map(struct vdpa_device *vdpa, unsigned int asid,
+			 struct vhost_iotlb *iotlb)
+{
+	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
+	struct vhost_iotlb_map *map;
+	int ret = 0;
+
+	if (asid)
+		return -EINVAL;
+
+	spin_lock(&dev->iotlb_lock);
+	vhost_iotlb_reset(&dev->iotlb);
+	dev->iotlb_pt = false;
+	for (map = vhost_iotlb_itree_first(iotlb, 0, ULLONG_MAX); map;
+	     map = vhost_iotlb_itree_next(map, 0, ULLONG_MAX)) {
+		ret = vhost_iotlb_add_range(&dev->iotlb, map->start, map->last,
+					    map->addr, map->perm);
+		if (ret) {
+			vhost_iotlb_reset(&dev->iotlb);
+			break;
+		}
+	}
+	spin_unlock(&dev->iotlb_lock);
+	return ret;
+}
+
+static int vrdma_reset_map(struct vdpa_device *vdpa, unsigned int asid)
+{
+	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
+
+	if (asid)
+		return -EINVAL;
+
+	spin_lock(&dev->iotlb_lock);
+	if (!dev->iotlb_pt) {
+		vhost_iotlb_reset(&dev->iotlb);
+		vhost_iotlb_add_range(&dev->iotlb, 0, ULONG_MAX, 0,
+				      VHOST_MAP_RW);
+		dev->iotlb_pt = true;
+	}
+	spin_unlock(&dev->iotlb_lock);
+	return 0;
+}
+
+static void vrdma_free(struct vdpa_device *vdpa)
+{
+	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
+	struct net_device *ndev;
+	int i;
+
+	/* No notifier may look at the device from here on. */
+	vrdma_dev_list_del(dev);
+
+	if (dev->worker) {
+		kthread_cancel_work_sync(&dev->work);
+		kthread_destroy_worker(dev->worker);
+	}
+
+	if (dev->vqs) {
+		mutex_lock(&dev->lock);
+		vrdma_do_reset(dev, 0);
+		mutex_unlock(&dev->lock);
+		for (i = 0; i < dev->nvqs; i++) {
+			vringh_kiov_cleanup(&dev->vqs[i].riov);
+			vringh_kiov_cleanup(&dev->vqs[i].wiov);
+		}
+	}
+
+	ndev = rcu_dereference_protected(dev->netdev, true);
+	if (ndev)
+		netdev_put(ndev, &dev->netdev_tracker);
+
+	vhost_iotlb_reset(&dev->iotlb);
+	xa_destroy(&dev->pds);
+	xa_destroy(&dev->mrs);
+	xa_destroy(&dev->cqs);
+	xa_destroy(&dev->qps);
+	kfree(dev->ev_pending);
+	kfree(dev->vqs);
+	mutex_destroy(&dev->lock);
+}
+
+static const struct vdpa_config_ops vrdma_config_ops = {
+	.set_vq_address		= vrdma_set_vq_address,
+	.set_vq_num		= vrdma_set_vq_num,
+	.kick_vq		= vrdma_kick_vq,
+	.set_vq_cb		= vrdma_set_vq_cb,
+	.set_vq_ready		= vrdma_set_vq_ready,
+	.get_vq_ready		= vrdma_get_vq_ready,
+	.set_vq_state		= vrdma_set_vq_state,
+	.get_vq_state		= vrdma_get_vq_state,
+	.get_vq_align		= vrdma_get_vq_align,
+	.get_device_features	= vrdma_get_device_features,
+	.set_driver_features	= vrdma_set_driver_features,
+	.get_driver_features	= vrdma_get_driver_features,
+	.set_config_cb		= vrdma_set_config_cb,
+	.get_vq_num_max		= vrdma_get_vq_num_max,
+	.get_vq_size		= vrdma_get_vq_size,
+	.get_device_id		= vrdma_get_device_id,
+	.get_vendor_id		= vrdma_get_vendor_id,
+	.get_status		= vrdma_get_status,
+	.set_status		= vrdma_set_status,
+	.reset			= vrdma_reset,
+	.compat_reset		= vrdma_compat_reset,
+	.get_config_size	= vrdma_get_config_size,
+	.get_config		= vrdma_get_config,
+	.set_config		= vrdma_set_config,
+	.get_generation		= vrdma_get_generation,
+	.get_iova_range		= vrdma_get_iova_range,
+	.set_map		= vrdma_set_map,
+	.reset_map		= vrdma_reset_map,
+	.free			= vrdma_free,
+};
+
+static int vrdma_dev_init(struct vrdma_dev *dev, const char *name, u16 nqp)
+{
+	struct device *d = &dev->vdpa.dev;
+	int i, ret;
+
+	mutex_init(&dev->lock);
+	spin_lock_init(&dev->iotlb_lock);
+	spin_lock_init(&dev->ev_lock);
+	INIT_LIST_HEAD(&dev->list);
+	xa_init_flags(&dev->pds, XA_FLAGS_ALLOC);
+	xa_init_flags(&dev->mrs, XA_FLAGS_ALLOC);
+	xa_init_flags(&dev->cqs, XA_FLAGS_ALLOC);
+	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);
+	for (i = 0; i < VIRTIO_RDMA_NUM_STATS; i++)
+		atomic64_set(&dev->stats[i], 0);
+	strscpy(dev->name, name, sizeof(dev->name));
+	vhost_iotlb_init(&dev->iotlb, max_iotlb_entries, 0);
+	dev->nqp = nqp;
+	dev->nvqs = 1 + 2 * nqp;
+
+	vrdma_event_init(&dev->port_active_ev, VIRTIO_RDMA_EVENT_PORT_ACTIVE,
+			 1, 0);
+	vrdma_event_init(&dev->port_err_ev, VIRTIO_RDMA_EVENT_PORT_ERR, 1, 0);
+	vrdma_event_init(&dev->fatal_ev, VIRTIO_RDMA_EVENT_DEVICE_FATAL, 0, 0);
+
+	/* virtio_vdpa's DMA API then hands out physical addresses. */
+	d->dma_mask = &d->coherent_dma_mask;
+	ret = dma_set_mask_and_coherent(d, DMA_BIT_MASK(64));
+	if (ret)
+		return ret;
+	dev->vdpa.dma_dev = d;
+
+	dev->vqs = kcalloc(dev->nvqs, sizeof(*dev->vqs), GFP_KERNEL);
+	dev->ev_pending = kcalloc(nqp, sizeof(*dev->ev_pending), GFP_KERNEL);
+	if (!dev->vqs || !dev->ev_pending)
+		return -ENOMEM;
+	for (i = 0; i < nqp; i++)
+		INIT_LIST_HEAD(&dev->ev_pending[i]);
+
+	ret = vhost_iotlb_add_range(&dev->iotlb, 0, ULONG_MAX, 0, VHOST_MAP_RW);
+	if (ret)
+		return ret;
+	dev->iotlb_pt = true;
+	for (i = 0; i < dev->nvqs; i++)
+		vringh_set_iotlb(&dev->vqs[i].vring, &dev->iotlb,
+				 &dev->iotlb_lock);
+	vrdma_vqs_reset(dev);
+
+	kthread_init_work(&dev->work, vrdma_work_fn);
+	dev->worker = kthread_create_worker(0, "vrdma/%s", name);
+	if (IS_ERR(dev->worker)) {
+		ret = PTR_ERR(dev->worker);
+		dev->worker = NULL;
+		return ret;
+	}
+	return 0;
+}
+
+static int vrdma_dev_add(struct vdpa_mgmt_dev *mdev, const char *name,
+			 const struct vdpa_dev_set_config *config)
+{
+	struct net_device *ndev;
+	struct vrdma_dev *dev;
+	u16 nqp = VRDMA_DEF_QUEUE_PAIRS;
+	int ret;
+
+	/* dev_add has no extack: explain failures in the kernel log. */
+	if (!(config->mask & BIT_ULL(VDPA_ATTR_DEV_NET_CFG_MACADDR))) {
+		pr_err("vdpa_rdma: %s: 'mac' is required: the MAC of the netdev to bind\n",
+		       name);
+		return -EINVAL;
+	}
+	if (config->mask & BIT_ULL(VDPA_ATTR_DEV_NET_CFG_MAX_VQP)) {
+		if (config->net.max_vq_pairs > VRDMA_MAX_QUEUE_PAIRS) {
+			pr_err("vdpa_rdma: %s: max_vqp %u above %u\n", name,
+			       config->net.max_vq_pairs, VRDMA_MAX_QUEUE_PAIRS);
+			return -EINVAL;
+		}
+		nqp = config->net.max_vq_pairs;
+	}
+	if (config->mask & BIT_ULL(VDPA_ATTR_DEV_FEATURES) &&
+	    config->device_features != VRDMA_FEATURES) {
+		pr_err("vdpa_rdma: %s: device features cannot be changed\n",
+		       name);
+		return -EOPNOTSUPP;
+	}
+
+	dev = vdpa_alloc_device(struct vrdma_dev, vdpa, NULL, &vrdma_config_ops,
+				1, 1, name, false);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	dev->vdpa.mdev = mdev;
+
+	ret = vrdma_dev_init(dev, name, nqp);
+	if (ret)
+		goto err_put;
+
+	ether_addr_copy(dev->mac, config->net.mac);
+	ether_addr_copy(dev->config.mac, config->net.mac);
+	dev->config.num_queue_pairs = cpu_to_le16(nqp);
+
+	/*
+	 * Under RTNL the netdev cannot go away between the lookup and the
+	 * moment the notifier can see this device.
+	 */
+	rtnl_lock();
+	ndev = vrdma_netdev_find(dev->mac);
+	if (!ndev) {
+		rtnl_unlock();
+		pr_err("vdpa_rdma: %s: no network device has MAC %pM\n",
+		       name, dev->mac);
+		ret = -ENODEV;
+		goto err_put;
+	}
+	netdev_hold(ndev, &dev->netdev_tracker, GFP_KERNEL);
+	rcu_assign_pointer(dev->netdev, ndev);
+	dev->port_active = vrdma_netdev_port_active(ndev);
+	vrdma_dev_list_add(dev);
+	rtnl_unlock();
+
+	ret = _vdpa_register_device(&dev->vdpa, dev->nvqs);
+	if (ret)
+		goto err_put;
+	dev_info(&dev->vdpa.dev, "virtio-rdma device on %s, %u queue pairs\n",
+		 netdev_name(ndev), nqp);
+	return 0;
+
+err_put:
+	/* ->free (vrdma_free) undoes whatever vrdma_dev_init did. */
+	put_device(&dev->vdpa.dev);
+	return ret;
+}
+
+static void vrdma_dev_del(struct vdpa_mgmt_dev *mdev, struct vdpa_device *vdpa)
+{
+	/* Unbinds the virtio driver (which resets the device), then frees. */
+	_vdpa_unregister_device(vdpa);
+}
+
+static const struct vdpa_mgmtdev_ops vrdma_mgmtdev_ops = {
+	.dev_add = vrdma_dev_add,
+	.dev_del = vrdma_dev_del,
+};
+
+/*
+ * The vDPA core accepts the 'mac' and 'max_vqp' attributes only from a
+ * management device that lists the net class, so the table names it; this
+ * management device only ever creates virtio-rdma devices.
+ */
+static struct virtio_device_id vrdma_id_table[] = {
+	{ VIRTIO_ID_RDMA, VIRTIO_DEV_ANY_ID },
+	{ VIRTIO_ID_NET, VIRTIO_DEV_ANY_ID },
+	{ 0 },
+};
+
+static void vrdma_mgmtdev_release(struct device *dev)
+{
+}
+
+static struct device vrdma_mgmtdev_device = {
+	.init_name = "vdpa_rdma",
+	.release = vrdma_mgmtdev_release,
+};
+
+static struct vdpa_mgmt_dev vrdma_mgmt_dev = {
+	.device = &vrdma_mgmtdev_device,
+	.id_table = vrdma_id_table,
+	.ops = &vrdma_mgmtdev_ops,
+	.config_attr_mask = BIT_ULL(VDPA_ATTR_DEV_NET_CFG_MACADDR) |
+			    BIT_ULL(VDPA_ATTR_DEV_NET_CFG_MAX_VQP) |
+			    BIT_ULL(VDPA_ATTR_DEV_FEATURES),
+	.max_supported_vqs = 1 + 2 * VRDMA_MAX_QUEUE_PAIRS,
+	.supported_features = VRDMA_FEATURES,
+};
+
+static int __init vrdma_init(void)
+{
+	int ret;
+
+	ret = device_register(&vrdma_mgmtdev_device);
+	if (ret) {
+		put_device(&vrdma_mgmtdev_device);
+		return ret;
+	}
+	ret = vrdma_netdev_register_notifier();
+	if (ret)
+		goto err_dev;
+	ret = vdpa_mgmtdev_register(&vrdma_mgmt_dev);
+	if (ret)
+		goto err_notifier;
+	return 0;
+
+err_notifier:
+	vrdma_netdev_unregister_notifier();
+err_dev:
+	device_unregister(&vrdma_mgmtdev_device);
+	return ret;
+}
+
+static void __exit vrdma_exit(void)
+{
+	vdpa_mgmtdev_unregister(&vrdma_mgmt_dev);
+	vrdma_netdev_unregister_notifier();
+	device_unregister(&vrdma_mgmtdev_device);
+}
+
+module_init(vrdma_init);
+module_exit(vrdma_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Emulated virtio-rdma device (vDPA parent)");

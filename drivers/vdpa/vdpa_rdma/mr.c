@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vdpa_rdma: memory regions (DMA, registered with a page list, and
+ * fast-registration MRs).
+ */
+#include <linux/slab.h>
+
+#include "vdpa_rdma.h"
+
+/* Entries of one indirect page-list page (spec CREATE_MR). */
+#define VRDMA_PL_PER_PAGE	512
+#define VRDMA_PL_PAGE_SIZE	4096
+
+int vrdma_check_access(struct vrdma_dev *dev, u32 access, bool is_mr)
+{
+	if (access & ~VRDMA_ACCESS_ALL)
+		return VIRTIO_RDMA_STATUS_INVAL;
+	/* IB: remote writes into an MR imply the local side may write too. */
+	if (is_mr && (access & (VIRTIO_RDMA_ACCESS_REMOTE_WRITE |
+				VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & VIRTIO_RDMA_ACCESS_LOCAL_WRITE))
+		return VIRTIO_RDMA_STATUS_INVAL;
+	if ((access & VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC) &&
+	    !vrdma_has_feature(dev, VIRTIO_RDMA_F_ATOMIC))
+		return VIRTIO_RDMA_STATUS_ACCES;
+	return VIRTIO_RDMA_STATUS_OK;
+}
+
+static struct vrdma_mr *vrdma_mr_alloc(struct vrdma_dev *dev, u32 pd_handle,
+				       int *status)
+{
+	struct vrdma_mr *mr;
+	struct vrdma_pd *pd;
+	u32 index;
+	int ret;
+
+	if (!xa_load(&dev->pds, pd_handle)) {
+		*status = VIRTIO_RDMA_STATUS_NOENT;
+		return NULL;
+	}
+	if (dev->nr_mrs >= VRDMA_MAX_MR) {
+		*status = VIRTIO_RDMA_STATUS_NOSPC;
+		return NULL;
+	}
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr) {
+		*status = VIRTIO_RDMA_STATUS_NOMEM;
+		return NULL;
+	}
+	/* Reserve the index now; the MR becomes visible once filled in. */
+	ret = xa_alloc_cyclic(&dev->mrs, &index, NULL,
+			      XA_LIMIT(1, VRDMA_MR_INDEX_MAX), &dev->mr_next,
+			      GFP_KERNEL);
+	if (ret < 0) {
+		kfree(mr);
+		*status = ret == -EBUSY ? VIRTIO_RDMA_STATUS_NOSPC :
+					  VIRTIO_RDMA_STATUS_NOMEM;
+		return NULL;
+	}
+	pd = vrdma_pd_get(dev, pd_handle);
+	mr->pd = pd;
+	mr->index = index;
+	dev->nr_mrs++;
+	return mr;
+}
+
+static void vrdma_mr_free(struct vrdma_dev *dev, struct vrdma_mr *mr)
+{
+	xa_erase(&dev->mrs, mr->index);
+	dev->nr_mrs--;
+	vrdma_pd_put(mr->pd);
+	kvfree(mr->pages);
+	kfree_rcu(mr, rcu);
+}
+
+static void vrdma_mr_publish(struct vrdma_dev *dev, struct vrdma_mr *mr,
+			     u8 key_byte)
+{
+	struct virtio_rdma_mr_resp *r = &dev->resp.mr;
+
+	mr->key = (mr->index << VIRTIO_RDMA_KEY_INDEX_SHIFT) | key_byte;
+	xa_store(&dev->mrs, mr->index, mr, GFP_KERNEL);
+	r->mr_handle = cpu_to_le32(mr->index);
+	r->lkey = cpu_to_le32(mr->key);
+	r->rkey = cpu_to_le32(mr->key);
+}
+
+int vrdma_cmd_get_dma_mr(struct vrdma_dev *dev)
+{
+	const struct virtio_rdma_get_dma_mr_req *req = &dev->req.get_dma_mr;
+	u32 access = le32_to_cpu(req->access_flags);
+	struct vrdma_mr *mr;
+	int status;
+
+	status = vrdma_check_access(dev, access, true);
+	if (status)
+		return status;
+	mr = vrdma_mr_alloc(dev, le32_to_cpu(req->pd_handle), &status);
+	if (!mr)
+		return status;
+	mr->kind = VRDMA_MR_DMA;
+	mr->valid = true;
+	mr->access = access;
+	mr->iova = 0;
+	mr->length = U64_MAX;
+	vrdma_mr_publish(dev, mr, dev->key_seq++);
+	return VIRTIO_RDMA_STATUS_OK;
+}
+
+/* Checks and converts page addresses read from the driver. */
+static int vrdma_pages_check(u64 *pages, u32 n, u32 page_shift)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		pages[i] = le64_to_cpu((__force __le64)pages[i]);
+		if (pages[i] & ((1ULL << page_shift) - 1))
+			return VIRTIO_RDMA_STATUS_INVAL;
+	}
+	return VIRTIO_RDMA_STATUS_OK;
+}
+
+static int vrdma_read_page_list(struct vrdma_dev *dev, u64 *pages, u32 npages,
+				u32 page_shift, u64 addr, bool indirect)
+{
+	u32 nind, i, n;
+	__le64 *ind;
+	int status;
+
+	if (!indirect) {
+		if (vrdma_mem_read(dev, addr, pages, (size_t)npages * 8))
+			return VIRTIO_RDMA_STATUS_FAULT;
+		return vrdma_pages_check(pages, npages, page_shift);
+	}
+
+	nind = DIV_ROUND_UP(npages, VRDMA_PL_PER_PAGE);
+	ind = kvmalloc_array(nind, sizeof(*ind), GFP_KERNEL);
+	if (!ind)
+		return VIRTIO_RDMA_STATUS_NOMEM;
+	status = VIRTIO_RDMA_STATUS_FAULT;
+	if (vrdma_mem_read(dev, addr, ind, (size_t)nind * sizeof(*ind)))
+		goto out;
+	for (i = 0; i < nind; i++) {
+		u64 pl = le64_to_cpu(ind[i]);
+
+		status = VIRTIO_RDMA_STATUS_INVAL;
+		if (pl & (VRDMA_PL_PAGE_SIZE - 1))
+			goto out;
+		n = min_t(u32, npages - i * VRDMA_PL_PER_PAGE,
+			  VRDMA_PL_PER_PAGE);
+		status = VIRTIO_RDMA_STATUS_FAULT;
+		if (vrdma_mem_read(dev, pl, pages + i * VRDMA_PL_PER_PAGE,
+				   (size_t)n * 8))
+			goto out;
+		status = vrdma_pages_check(pages + i * VRDMA_PL_PER_PAGE, n,
+					   page_shift);
+		if (status)
+			goto out;
+	}
+out:
+	kvfree(ind);
+	return status;
+}
+
+int vrdma_cmd_create_mr(struct vrdma_dev *dev)
+{
+	const struct virtio_rdma_create_mr_req *req = &dev->req.create_mr;
+	u32 access = le32_to_cpu(req->access_flags);
+	u32 page_shift = le32_to_cpu(req->page_shift);
+	u32 npages = le32_to_cpu(req->npages);
+	u32 flags = le32_to_cpu(req->flags);
+	u64 iova = le64_to_cpu(req->iova);
+	u64 length = le64_to_cpu(req->length);
+	u64 pl_addr = le64_to_cpu(req->page_list_addr);
+	struct vrdma_mr *mr;
+	u64 *pages, off;
+	int status;
+
+	status = vrdma_check_access(dev, access, true);
+	if (status)
+		return status;
+	if (flags & ~VIRTIO_RDMA_MR_F_PL_INDIRECT)
+		return VIRTIO_RDMA_STATUS_INVAL;
+	if (page_shift >= 64 || !(VRDMA_PAGE_SIZE_CAP & BIT_ULL(page_shift)))
+		return VIRTIO_RDMA_STATUS_INVAL;
+	if (!length || length > VRDMA_MAX_MR_SIZE || iova + length - 1 < iova)
+		return VIRTIO_RDMA_STATUS_INVAL;
+	off = iova & ((1ULL << page_shift) - 1);
+	if (npages != DIV_ROUND_UP_ULL(off + length, 1ULL << page_shift))
+		return VIRTIO_RDMA_STATUS_INVAL;
+	if (pl_addr & 7)
+		return VIRTIO_RDMA_STATUS_INVAL;
+	if (!xa_load(&dev->pds, le32_to_cpu(req->pd_handle)))
+		return VIRTIO_RDMA_STATUS_NOENT;
+	if (dev->nr_mrs >= VRDMA_MAX_MR)
+		return VIRTIO_RDMA_STATUS_NOSPC;
+
+	/* Sized by the driver: fail rather than push the system into OOM. */
+	pages = kvmalloc_array(npages, sizeof(*pages),
+			       GFP_KERNEL | __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
+	if (!pages)
+		return VIRTIO_RDMA_STATUS_NOMEM;
+	status = vrdma_read_page_list(dev, pages, npages, page_shift, pl_addr,
+				      flags & VIRTIO_RDMA_MR_F_PL_INDIRECT);
+	if (status)
+		goto err;
+
+	mr = vrdma_mr_alloc(dev, le32_to_cpu(req->pd_handle), &status);
+	if (!mr)
+		goto err;
+	mr->kind = VRDMA_MR_USER;
+	mr->valid = true;
+	mr->access = access;
+	mr->iova = iova;
+	mr->length = length;
+	mr->page_shift = page_shift;
+	mr->npages = npages;
+	mr->pages = pages;
+	vrdma_mr_publish(dev, mr, dev->key_seq++);
+	return VIRTIO_RDMA_STATUS_OK;
+err:
+	kvfree(pages);
+	return status;
+}
+
+int vrdma_cmd_alloc_mr(struct vrdma_dev *dev)
+{
+	const struct virtio_rdma_alloc_mr_req *req = &dev->req.alloc_mr;
+	u32 max_pages = le32_to_cpu(req->max_pages);
+	u64 pl_addr = le64_to_cpu(req->page_list_addr);
+	struct vrdma_mr *mr;
+	int status;
+
+	if (!max_pages || max_pages > VRDMA_MAX_FRPL_LEN || (pl_addr & 7))
+		return VIRTIO_RDMA_STATUS_INVAL;
+	mr = vrdma_mr_alloc(dev, le32_to_cpu(req->pd_handle), &status);
+	if (!mr)
+		return status;
+	mr->kind = VRDMA_MR_FAST;
+	mr->valid = false;
+	mr->max_pages = max_pages;
+	mr->page_list_addr = pl_addr;
+	vrdma_mr_publish(dev, mr, 0);
+	return VIRTIO_RDMA_STATUS_OK;
+}
+
+int vrdma_cmd_dereg_mr(struct vrdma_dev *dev)
+{
+	u32 index = le32_to_cpu(dev->req.dereg_mr.mr_handle);
+	struct vrdma_mr *mr;
+
+	mr = xa_load(&dev->mrs, index);
+	if (!mr)
+		return VIRTIO_RDMA_STATUS_NOENT;
+	vrdma_mr_free(dev, mr);
+	return VIRTIO_RDMA_STATUS_OK;
+}
+
+void vrdma_mrs_destroy(struct vrdma_dev *dev)
+{
+	struct vrdma_mr *mr;
+	unsigned long idx;
+
+	xa_for_each(&dev->mrs, idx, mr)
+		vrdma_mr_free(dev, mr);
+	dev->mr_next = 0;
+}

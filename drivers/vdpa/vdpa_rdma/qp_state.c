@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vdpa_rdma: which MODIFY_QP transitions and attribute masks the device
+ * accepts.  The rules are those of the InfiniBand Architecture
+ * specification (QP state transition tables) for a RoCE port, so a driver
+ * that passes ib_core's checks is never refused here and a driver that
+ * skips them cannot push a QP into a state the data path does not expect.
+ * kunit/vdpa_rdma_qp_state_test.c compares this with ib_modify_qp_is_ok().
+ */
+#include <kunit/visibility.h>
+#include <linux/export.h>
+#include <linux/virtio_rdma.h>
+
+#include "qp_state.h"
+
+#define QP(x)	VIRTIO_RDMA_QP_##x
+
+/* Attributes RESET->INIT requires and INIT->INIT accepts. */
+static u32 vrdma_init_attrs(u8 type)
+{
+	switch (type) {
+	case VIRTIO_RDMA_QPT_GSI:
+		return QP(PKEY_INDEX) | QP(QKEY);
+	case VIRTIO_RDMA_QPT_UD:
+		return QP(PKEY_INDEX) | QP(PORT) | QP(QKEY);
+	default:
+		return QP(PKEY_INDEX) | QP(PORT) | QP(ACCESS_FLAGS);
+	}
+}
+
+/* Optional attributes of RTS->RTS and SQD->RTS. */
+static u32 vrdma_to_rts_opt(u8 type)
+{
+	switch (type) {
+	case VIRTIO_RDMA_QPT_RC:
+		return QP(CUR_STATE) | QP(ACCESS_FLAGS) | QP(MIN_RNR_TIMER);
+	case VIRTIO_RDMA_QPT_UC:
+		return QP(CUR_STATE) | QP(ACCESS_FLAGS);
+	default:
+		return QP(CUR_STATE) | QP(QKEY);
+	}
+}
+
+/*
+ * Fills the required and optional attribute masks of cur->next for a QP
+ * type; returns false when the transition does not exist.
+ */
+static bool vrdma_qp_rule(u8 cur, u8 next, u8 type, u32 *req, u32 *opt)
+{
+	bool datagram = type == VIRTIO_RDMA_QPT_UD ||
+			type == VIRTIO_RDMA_QPT_GSI;
+
+	*req = 0;
+	*opt = 0;
+
+	/* Any state may be reset; any but RESET may be moved to ERR. */
+	if (next == VIRTIO_RDMA_QPS_RESET)
+		return true;
+	if (next == VIRTIO_RDMA_QPS_ERR)
+		return cur != VIRTIO_RDMA_QPS_RESET;
+
+	switch (cur) {
+	case VIRTIO_RDMA_QPS_RESET:
+		if (next != VIRTIO_RDMA_QPS_INIT)
+			return false;
+		*req = vrdma_init_attrs(type);
+		return true;
+
+	case VIRTIO_RDMA_QPS_INIT:
+		if (next == VIRTIO_RDMA_QPS_INIT) {
+			*opt = vrdma_init_attrs(type);
+			return true;
+		}
+		if (next != VIRTIO_RDMA_QPS_RTR)
+			return false;
+		if (datagram) {
+			*opt = QP(PKEY_INDEX) | QP(QKEY);
+			return true;
+		}
+		*req = QP(AV) | QP(PATH_MTU) | QP(DEST_QPN) | QP(RQ_PSN);
+		if (type == VIRTIO_RDMA_QPT_RC)
+			*req |= QP(MAX_DEST_RD_ATOMIC) | QP(MIN_RNR_TIMER);
+		*opt = QP(ACCESS_FLAGS) | QP(PKEY_INDEX);
+		return true;
+
+	case VIRTIO_RDMA_QPS_RTR:
+		if (next != VIRTIO_RDMA_QPS_RTS)
+			return false;
+		*req = QP(SQ_PSN);
+		if (type == VIRTIO_RDMA_QPT_RC) {
+			*req |= QP(TIMEOUT) | QP(RETRY_CNT) | QP(RNR_RETRY) |
+				QP(MAX_QP_RD_ATOMIC);
+			*opt = QP(CUR_STATE) | QP(ACCESS_FLAGS) |
+			       QP(MIN_RNR_TIMER);
+		} else if (type == VIRTIO_RDMA_QPT_UC) {
+			*opt = QP(CUR_STATE) | QP(ACCESS_FLAGS);
+		} else {
+			*opt = QP(CUR_STATE) | QP(QKEY);
+		}
+		return true;
+
+	case VIRTIO_RDMA_QPS_RTS:
+		if (next == VIRTIO_RDMA_QPS_RTS) {
+			*opt = vrdma_to_rts_opt(type);
+			return true;
+		}
+		if (next == VIRTIO_RDMA_QPS_SQD) {
+			*opt = QP(EN_SQD_ASYNC_NOTIFY);
+			return true;
+		}
+		return false;
+
+	case VIRTIO_RDMA_QPS_SQD:
+		if (next == VIRTIO_RDMA_QPS_RTS) {
+			*opt = vrdma_to_rts_opt(type);
+			return true;
+		}
+		if (next != VIRTIO_RDMA_QPS_SQD)
+			return false;
+		/* While drained, the path and its parameters may change. */
+		if (type == VIRTIO_RDMA_QPT_RC)
+			*opt = QP(PORT) | QP(AV) | QP(TIMEOUT) | QP(RETRY_CNT) |
+			       QP(RNR_RETRY) | QP(MAX_QP_RD_ATOMIC) |
+			       QP(MAX_DEST_RD_ATOMIC) | QP(ACCESS_FLAGS) |
+			       QP(PKEY_INDEX) | QP(MIN_RNR_TIMER);
+		else if (type == VIRTIO_RDMA_QPT_UC)
+			*opt = QP(AV) | QP(ACCESS_FLAGS) | QP(PKEY_INDEX);
+		else
+			*opt = QP(PKEY_INDEX) | QP(QKEY);
+		return true;
+
+	case VIRTIO_RDMA_QPS_SQE:
+		/* SQE exists only for UD/UC in IB; RC may just leave it. */
+		if (next != VIRTIO_RDMA_QPS_RTS)
+			return false;
+		if (type == VIRTIO_RDMA_QPT_UC)
+			*opt = QP(CUR_STATE) | QP(ACCESS_FLAGS);
+		else if (datagram)
+			*opt = QP(CUR_STATE) | QP(QKEY);
+		return true;
+	}
+	return false;
+}
+
+/**
+ * vrdma_qp_transition_ok - may a QP of @type move from @cur to @next?
+ * @cur: current state (VIRTIO_RDMA_QPS_*)
+ * @next: requested state
+ * @type: VIRTIO_RDMA_QPT_*
+ * @mask: VIRTIO_RDMA_QP_* attribute mask of the MODIFY_QP
+ *
+ * Every required attribute of the transition must be in @mask and nothing
+ * but required, optional and the state itself may be.
+ */
+bool vrdma_qp_transition_ok(u8 cur, u8 next, u8 type, u32 mask)
+{
+	u32 req, opt;
+
+	if (cur > VIRTIO_RDMA_QPS_ERR || next > VIRTIO_RDMA_QPS_ERR)
+		return false;
+	if (type < VIRTIO_RDMA_QPT_GSI || type > VIRTIO_RDMA_QPT_UD)
+		return false;
+	if (!vrdma_qp_rule(cur, next, type, &req, &opt))
+		return false;
+	if ((mask & req) != req)
+		return false;
+	return !(mask & ~(req | opt | QP(STATE)));
+}
+EXPORT_SYMBOL_IF_KUNIT(vrdma_qp_transition_ok);

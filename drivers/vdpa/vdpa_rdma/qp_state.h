@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* vdpa_rdma: the QP state machine, a pure function KUnit checks. */
+#ifndef _VDPA_RDMA_QP_STATE_H
+#define _VDPA_RDMA_QP_STATE_H
+
+#include <linux/types.h>
+
+bool vrdma_qp_transition_ok(u8 cur, u8 next, u8 type, u32 mask);
+
+#endif /* _VDPA_RDMA_QP_STATE_H */

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vdpa_rdma: virtqueues, the device worker and guest memory access.
+ *
+ * Every guest address goes through the device IOTLB: identity while the
+ * device is bound to virtio_vdpa, the map vhost_vdpa installs otherwise.
+ */
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "vdpa_rdma.h"
+
+/* Bounds the time the worker holds the device lock in one pass. */
+#define VRDMA_WORK_BUDGET	64
+
+static void vrdma_vq_notify(struct vringh *vring)
+{
+	struct vrdma_vq *vq = container_of(vring, struct vrdma_vq, vring);
+
+	if (vq->cb.callback)
+		vq->cb.callback(vq->cb.private);
+}
+
+void vrdma_vq_ready(struct vrdma_dev *dev, struct vrdma_vq *vq)
+{
+	u16 last_avail_idx = vq->vring.last_avail_idx;
+
+	vringh_init_iotlb(&vq->vring, dev->features, vq->num, true,
+			  (struct vring_desc *)(uintptr_t)vq->desc_addr,
+			  (struct vring_avail *)(uintptr_t)vq->driver_addr,
+			  (struct vring_used *)(uintptr_t)vq->device_addr);
+	/* No in-flight buffers survive a (re)start: used catches up. */
+	vq->vring.last_avail_idx = last_avail_idx;
+	vq->vring.last_used_idx = last_avail_idx;
+	vq->vring.notify = vrdma_vq_notify;
+}
+
+void vrdma_vqs_reset(struct vrdma_dev *dev)
+{
+	int i;
+
+	for (i = 0; i < dev->nvqs; i++) {
+		struct vrdma_vq *vq = &dev->vqs[i];
+
+		vq->ready = false;
+		vq->desc_addr = 0;
+		vq->driver_addr = 0;
+		vq->device_addr = 0;
+		vq->num = 0;
+		vq->cb.callback = NULL;
+		vq->cb.private = NULL;
+		vringh_init_iotlb(&vq->vring, 0, VRDMA_VQ_NUM_MAX, false,
+				  NULL, NULL, NULL);
+		vq->vring.notify = NULL;
+	}
+}
+
+void vrdma_vq_complete(struct vrdma_vq *vq, u32 len)
+{
+	/* Buffer contents before the used index. */
+	smp_wmb();
+	vringh_complete_iotlb(&vq->vring, vq->head, len);
+	/* Used index before the interrupt. */
+	smp_wmb();
+	local_bh_disable();
+	if (vringh_need_notify_iotlb(&vq->vring) > 0)
+		vringh_notify(&vq->vring);
+	local_bh_enable();
+}
+
+void vrdma_schedule(struct vrdma_dev *dev)
+{
+	kthread_queue_work(dev->worker, &dev->work);
+}
+
+void vrdma_work_fn(struct kthread_work *work)
+{
+	struct vrdma_dev *dev = container_of(work, struct vrdma_dev, work);
+	bool more = false;
+	u16 i;
+
+	mutex_lock(&dev->lock);
+	if (!dev->running)
+		goto out;
+
+	if (dev->vqs[VIRTIO_RDMA_CTRLQ].ready)
+		more |= vrdma_ctrl_process(dev);
+	for (i = 0; i < dev->nqp; i++) {
+		if (dev->vqs[VIRTIO_RDMA_DOORBELLQ(i)].ready)
+			more |= vrdma_doorbells_process(dev,
+							VIRTIO_RDMA_DOORBELLQ(i));
+	}
+	for (i = 0; i < dev->nqp; i++) {
+		if (dev->vqs[VIRTIO_RDMA_EVENTQ(i)].ready)
+			more |= vrdma_events_deliver(dev, i);
+	}
+out:
+	mutex_unlock(&dev->lock);
+	if (more)
+		vrdma_schedule(dev);
+}
+
+/*
+ * Translate one chunk of [addr, addr + len) that stays within one IOTLB
+ * entry and one page; returns the page and the offset in it.
+ */
+static struct page *vrdma_translate(struct vrdma_dev *dev, u64 addr, u32 perm,
+				    size_t *len, unsigned int *offset)
+{
+	struct vhost_iotlb_map *map;
+	u64 pa, room;
+
+	lockdep_assert_held(&dev->iotlb_lock);
+
+	map = vhost_iotlb_itree_first(&dev->iotlb, addr, addr);
+	if (!map || (map->perm & perm) != perm)
+		return NULL;
+	pa = map->addr + (addr - map->start);
+	if (!pfn_valid(PHYS_PFN(pa)))
+		return NULL;
+	*offset = offset_in_page(pa);
+	room = min_t(u64, map->last - addr, PAGE_SIZE - 1 - *offset) + 1;
+	*len = min_t(u64, *len, room);
+	return pfn_to_page(PHYS_PFN(pa));
+}
+
+/* Copy from guest memory; -EFAULT when any byte is not readable. */
+int vrdma_mem_read(struct vrdma_dev *dev, u64 addr, void *buf, size_t len)
+{
+	unsigned int offset;
+	struct page *page;
+	size_t chunk;
+	void *va;
+	int ret = 0;
+
+	if (!len)
+		return 0;
+	if (addr + len - 1 < addr)
+		return -EFAULT;
+
+	spin_lock(&dev->iotlb_lock);
+	while (len) {
+		chunk = len;
+		page = vrdma_translate(dev, addr, VHOST_MAP_RO, &chunk, &offset);
+		if (!page) {
+			ret = -EFAULT;
+			break;
+		}
+		va = kmap_local_page(page);
+		memcpy(buf, va + offset, chunk);
+		kunmap_local(va);
+		buf += chunk;
+		addr += chunk;
+		len -= chunk;
+	}
+	spin_unlock(&dev->iotlb_lock);
+	return ret;
+}
+
+/*
+ * Rings are accessed on every completion and work request, so they are
+ * translated once, when the object is created, and mapped contiguously.
+ * The driver keeps them until the destroying command completes (spec
+ * "Driver requirements").
+ */
+int vrdma_ring_map(struct vrdma_dev *dev, struct vrdma_ring *ring, u64 addr,
+		   u32 depth, u32 stride)
+{
+	u64 size = VIRTIO_RDMA_RING_CTL_SIZE + (u64)depth * stride;
+	u64 first = addr & PAGE_MASK;
+	unsigned long npages, i;
+	struct page **pages;
+	unsigned int offset;
+	size_t chunk;
+	int ret = 0;
+	void *va;
+
+	if (addr + size - 1 < addr)
+		return -EINVAL;
+	npages = (PAGE_ALIGN(addr + size) - first) >> PAGE_SHIFT;
+	pages = kvmalloc_array(npages, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return -ENOMEM;
+
+	spin_lock(&dev->iotlb_lock);
+	for (i = 0; i < npages; i++) {
+		chunk = PAGE_SIZE;
+		pages[i] = vrdma_translate(dev, first + i * PAGE_SIZE,
+					   VHOST_MAP_RW, &chunk, &offset);
+		/* The whole page must be one mapping of one page. */
+		if (!pages[i] || offset || chunk != PAGE_SIZE) {
+			ret = -EFAULT;
+			break;
+		}
+	}
+	spin_unlock(&dev->iotlb_lock);
+	if (ret)
+		goto out;
+
+	va = vmap(pages, npages, VM_MAP, PAGE_KERNEL);
+	if (!va) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ring->vmap_base = va;
+	ring->ctl = va + offset_in_page(addr);
+	ring->entries = (void *)ring->ctl + VIRTIO_RDMA_RING_CTL_SIZE;
+	ring->addr = addr;
+	ring->depth = depth;
+	ring->stride = stride;
+out:
+	kvfree(pages);
+	return ret;
+}
+
+void vrdma_ring_unmap(struct vrdma_ring *ring)
+{
+	if (ring->vmap_base)
+		vunmap(ring->vmap_base);
+	memset(ring, 0, sizeof(*ring));
+}
