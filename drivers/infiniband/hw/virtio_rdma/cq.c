@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * virtio-rdma completion queues and the ring memory shared by SQ, RQ and
+ * CQ (spec: "Rings").  The device produces CQEs into the ring and publishes
+ * prod; the driver consumes them and publishes cons.  CQ arming is a word in
+ * the ring (spec: "Completion queue arming"), so poll and arm never need a
+ * control command.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/log2.h>
+
+#include "virtio_rdma.h"
+
+int vrdma_ring_alloc(struct vrdma_dev *dev, struct vrdma_ring *ring,
+		     u32 depth, u32 shift)
+{
+	ring->depth = depth;
+	ring->shift = shift;
+	ring->head = 0;
+	/* Whole pages, so the ring can later be mapped into user space. */
+	ring->size = PAGE_ALIGN(VIRTIO_RDMA_RING_CTL_SIZE +
+				((size_t)depth << shift));
+	ring->buf = dma_alloc_coherent(dev->dma_dev, ring->size, &ring->dma,
+				       GFP_KERNEL);
+	if (!ring->buf)
+		return -ENOMEM;
+	memset(ring->buf, 0, VIRTIO_RDMA_RING_CTL_SIZE);
+	return 0;
+}
+
+void vrdma_ring_free(struct vrdma_dev *dev, struct vrdma_ring *ring)
+{
+	if (!ring->buf)
+		return;
+	dma_free_coherent(dev->dma_dev, ring->size, ring->buf, ring->dma);
+	ring->buf = NULL;
+}
+
+int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    VRDMA_CQ_UDATA_ARG)
+{
+	struct vrdma_dev *dev = to_vdev(ibcq->device);
+	struct vrdma_cq *cq = to_vcq(ibcq);
+	struct virtio_rdma_create_cq_resp resp;
+	struct virtio_rdma_create_cq_req req = {};
+	u32 depth;
+	int err;
+
+	/* User-space CQs (udata) come with the user-space provider: not yet. */
+	if (VRDMA_CQ_UDATA)
+		return -EOPNOTSUPP;
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (attr->cqe < 1 || attr->cqe > dev->caps.max_cqe)
+		return -EINVAL;
+
+	/* The ring holds exactly depth CQEs: no slot is sacrificed. */
+	depth = roundup_pow_of_two(attr->cqe);
+	cq->eventq = attr->comp_vector % dev->npairs;
+	spin_lock_init(&cq->lock);
+	err = vrdma_ring_alloc(dev, &cq->ring, depth,
+			       ilog2(sizeof(struct virtio_rdma_cqe)));
+	if (err)
+		return err;
+
+	req.ring_addr = cpu_to_le64(cq->ring.dma);
+	req.ring_size = cpu_to_le64(cq->ring.size);
+	req.depth = cpu_to_le32(depth);
+	req.eventq = cpu_to_le32(cq->eventq);
+	err = vrdma_cmd(dev, VIRTIO_RDMA_CMD_CREATE_CQ, &req, sizeof(req),
+			&resp, sizeof(resp));
+	if (err)
+		goto err_ring;
+	cq->handle = le32_to_cpu(resp.cq_handle);
+
+	err = xa_insert(&dev->cqs, cq->handle, cq, GFP_KERNEL);
+	if (err) {
+		struct virtio_rdma_destroy_cq_req dreq = {
+			.cq_handle = resp.cq_handle,
+		};
+
+		dev_err(&dev->ib.dev, "device returned CQ handle %u twice\n",
+			cq->handle);
+		if (vrdma_cmd(dev, VIRTIO_RDMA_CMD_DESTROY_CQ, &dreq,
+			      sizeof(dreq), NULL, 0)) {
+			vrdma_orphan_ring(dev, &cq->ring);
+			return -EIO;
+		}
+		goto err_ring;
+	}
+	ibcq->cqe = depth;
+	return 0;
+
+err_ring:
+	vrdma_ring_free(dev, &cq->ring);
+	return err;
+}
+
+int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct vrdma_dev *dev = to_vdev(ibcq->device);
+	struct vrdma_cq *cq = to_vcq(ibcq);
+	struct virtio_rdma_destroy_cq_req req = {
+		.cq_handle = cpu_to_le32(cq->handle),
+	};
+	int err;
+
+	err = vrdma_cmd(dev, VIRTIO_RDMA_CMD_DESTROY_CQ, &req, sizeof(req),
+			NULL, 0);
+	if (err && !READ_ONCE(dev->broken))
+		return err;
+
+	xa_erase(&dev->cqs, cq->handle);
+	vrdma_eventq_fence(dev, cq->eventq);
+	vrdma_eventq_fence(dev, 0);	/* CQ_ERR */
+	if (err)
+		vrdma_orphan_ring(dev, &cq->ring);	/* may still be written */
+	else
+		vrdma_ring_free(dev, &cq->ring);
+	return 0;
+}
+
+static bool vrdma_wc_opcode(u8 op, enum ib_wc_opcode *out)
+{
+	switch (op) {
+	case VIRTIO_RDMA_WC_OP_SEND:
+		*out = IB_WC_SEND;
+		break;
+	case VIRTIO_RDMA_WC_OP_RDMA_WRITE:
+		*out = IB_WC_RDMA_WRITE;
+		break;
+	case VIRTIO_RDMA_WC_OP_RDMA_READ:
+		*out = IB_WC_RDMA_READ;
+		break;
+	case VIRTIO_RDMA_WC_OP_COMP_SWAP:
+		*out = IB_WC_COMP_SWAP;
+		break;
+	case VIRTIO_RDMA_WC_OP_FETCH_ADD:
+		*out = IB_WC_FETCH_ADD;
+		break;
+	case VIRTIO_RDMA_WC_OP_LOCAL_INV:
+		*out = IB_WC_LOCAL_INV;
+		break;
+	case VIRTIO_RDMA_WC_OP_REG_MR:
+		/* Numbered differently before Linux 6.2: map, don't copy. */
+		*out = IB_WC_REG_MR;
+		break;
+	case VIRTIO_RDMA_WC_OP_RECV:
+		*out = IB_WC_RECV;
+		break;
+	case VIRTIO_RDMA_WC_OP_RECV_RDMA_WITH_IMM:
+		*out = IB_WC_RECV_RDMA_WITH_IMM;
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+static void vrdma_cqe_to_wc(const struct virtio_rdma_cqe *cqe,
+			    struct vrdma_qp *qp, struct ib_wc *wc)
+{
+	u8 flags = cqe->flags;
+
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = le64_to_cpu(cqe->wr_id);
+	wc->qp = &qp->ibqp;
+	wc->status = cqe->status <= VIRTIO_RDMA_WC_GENERAL_ERR ?
+		     cqe->status : IB_WC_GENERAL_ERR;
+	wc->vendor_err = le32_to_cpu(cqe->vendor_err);
+	if (!vrdma_wc_opcode(cqe->opcode, &wc->opcode)) {
+		wc->opcode = IB_WC_SEND;
+		if (wc->status == IB_WC_SUCCESS)
+			wc->status = IB_WC_GENERAL_ERR;
+	}
+	wc->port_num = VRDMA_PORT;
+	/* Only wr_id, status, qp and vendor_err are valid on errors. */
+	if (wc->status != IB_WC_SUCCESS)
+		return;
+
+	wc->byte_len = le32_to_cpu(cqe->byte_len);
+	wc->src_qp = le32_to_cpu(cqe->src_qp) & 0xffffff;
+	wc->pkey_index = le16_to_cpu(cqe->pkey_index);
+	if (flags & VIRTIO_RDMA_WC_F_GRH)
+		wc->wc_flags |= IB_WC_GRH;
+	if (flags & VIRTIO_RDMA_WC_F_WITH_IMM) {
+		wc->wc_flags |= IB_WC_WITH_IMM;
+		wc->ex.imm_data = cqe->ex.imm_data;
+	} else if (flags & VIRTIO_RDMA_WC_F_WITH_INV) {
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
+		wc->ex.invalidate_rkey = le32_to_cpu(cqe->ex.invalidated_rkey);
+	}
+	if (flags & VIRTIO_RDMA_WC_F_WITH_SMAC) {
+		wc->wc_flags |= IB_WC_WITH_SMAC;
+		memcpy(wc->smac, cqe->smac, ETH_ALEN);
+	}
+	if ((flags & VIRTIO_RDMA_WC_F_WITH_VLAN) &&
+	    le16_to_cpu(cqe->vlan_id) != VIRTIO_RDMA_VLAN_NONE) {
+		wc->wc_flags |= IB_WC_WITH_VLAN;
+		wc->vlan_id = le16_to_cpu(cqe->vlan_id);
+	}
+	if (flags & VIRTIO_RDMA_WC_F_WITH_NETWORK_HDR_TYPE) {
+		if (cqe->network_hdr_type == VIRTIO_RDMA_NETWORK_IPV4) {
+			wc->wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
+			wc->network_hdr_type = RDMA_NETWORK_IPV4;
+		} else if (cqe->network_hdr_type == VIRTIO_RDMA_NETWORK_IPV6) {
+			wc->wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
+			wc->network_hdr_type = RDMA_NETWORK_IPV6;
+		}
+	}
+}
+
+int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	struct vrdma_dev *dev = to_vdev(ibcq->device);
+	struct vrdma_cq *cq = to_vcq(ibcq);
+	struct vrdma_ring *ring = &cq->ring;
+	struct virtio_rdma_ring_ctl *ctl = vrdma_ring_ctl(ring);
+	const struct virtio_rdma_cqe *cqe;
+	struct vrdma_qp *qp;
+	unsigned long flags;
+	u32 prod, start;
+	int n = 0;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	start = ring->head;
+	prod = le32_to_cpu(virt_load_acquire(&ctl->prod));
+	if (unlikely(prod - ring->head > ring->depth)) {
+		dev_warn_ratelimited(&dev->ib.dev,
+				     "CQ %u: device index %u out of range\n",
+				     cq->handle, prod);
+		prod = ring->head;
+	}
+	while (n < num_entries && ring->head != prod) {
+		cqe = vrdma_ring_entry(ring, ring->head);
+		ring->head++;
+		/*
+		 * Flush CQEs of a QP destroyed meanwhile have no consumer left;
+		 * destroy_qp leaves the table under this lock, see qp.c.
+		 */
+		qp = xa_load(&dev->qps, le32_to_cpu(cqe->qp_handle));
+		if (!qp)
+			continue;
+		vrdma_cqe_to_wc(cqe, qp, &wc[n++]);
+	}
+	if (ring->head != start)
+		virt_store_release(&ctl->cons, cpu_to_le32(ring->head));
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+int vrdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct vrdma_cq *cq = to_vcq(ibcq);
+	struct vrdma_ring *ring = &cq->ring;
+	struct virtio_rdma_ring_ctl *ctl = vrdma_ring_ctl(ring);
+	unsigned long irqflags;
+	u32 arm;
+	int ret = 0;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	/* A new sequence number keeps the device from clearing this arm. */
+	cq->arm_sn = (cq->arm_sn + 1) & VIRTIO_RDMA_CQ_ARM_SN_MASK;
+	arm = VIRTIO_RDMA_CQ_ARM_ARMED | cq->arm_sn;
+	if ((flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED)
+		arm |= VIRTIO_RDMA_CQ_ARM_SOLICITED;
+	WRITE_ONCE(ctl->notify, cpu_to_le32(arm));
+	/* Dekker: store arm, full barrier, load prod (the device mirrors it). */
+	virt_mb();
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
+	    le32_to_cpu(READ_ONCE(ctl->prod)) != ring->head)
+		ret = 1;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return ret;
+}

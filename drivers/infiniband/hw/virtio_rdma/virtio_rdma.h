@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * virtio-rdma guest driver: shared definitions.
+ *
+ * The device ABI is include/uapi/linux/virtio_rdma.h, specified by
+ * Documentation/virtio-rdma-spec.rst.
+ */
+#ifndef VIRTIO_RDMA_H
+#define VIRTIO_RDMA_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/spinlock.h>
+#include <linux/version.h>
+#include <linux/virtio.h>
+#include <linux/xarray.h>
+#include <linux/virtio_rdma.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#include <rdma/uverbs_ioctl.h>
+#endif
+
+#define VRDMA_PORT			1
+#define VRDMA_PKEY_DEFAULT		0xffff
+
+/* Limits of the device, from QUERY_DEVICE, in CPU byte order. */
+struct vrdma_caps {
+	u64 fw_ver;
+	u64 max_mr_size;
+	u64 page_size_cap;
+	u64 device_cap_flags;
+	__be64 node_guid;
+	__be64 sys_image_guid;
+	u32 vendor_id;
+	u32 vendor_part_id;
+	u32 hw_ver;
+	u32 max_qp;
+	u32 max_qp_wr;
+	u32 max_send_sge;
+	u32 max_recv_sge;
+	u32 max_sge_rd;
+	u32 max_cq;
+	u32 max_cqe;
+	u32 max_mr;
+	u32 max_pd;
+	u32 max_qp_rd_atom;
+	u32 max_qp_init_rd_atom;
+	u32 max_ah;
+	u32 max_fast_reg_page_list_len;
+	u32 max_inline_data;
+	u32 max_msg_sz;
+	u16 max_pkeys;
+	u8 local_ca_ack_delay;
+	u8 atomic_cap;
+	u8 max_sq_wqe_shift;
+	u8 max_rq_wqe_shift;
+};
+
+/* An SQ, RQ or CQ ring in driver memory (spec: "Rings"). */
+struct vrdma_ring {
+	void *buf;
+	dma_addr_t dma;
+	size_t size;
+	u32 depth;		/* power of two */
+	u32 shift;		/* log2 of the entry stride */
+	u32 head;		/* the index this side owns: SQ/RQ prod, CQ cons */
+};
+
+static inline struct virtio_rdma_ring_ctl *vrdma_ring_ctl(struct vrdma_ring *r)
+{
+	return r->buf;
+}
+
+static inline void *vrdma_ring_entry(struct vrdma_ring *r, u32 idx)
+{
+	return r->buf + VIRTIO_RDMA_RING_CTL_SIZE +
+	       ((size_t)(idx & (r->depth - 1)) << r->shift);
+}
+
+struct vrdma_eventq {
+	struct virtqueue *vq;
+	/* Held while events are handled, so destroy can fence them. */
+	spinlock_t lock;
+	struct virtio_rdma_event *bufs;
+	unsigned int nbufs;
+};
+
+struct vrdma_dbq {
+	struct virtqueue *vq;
+	spinlock_t lock;
+	struct virtio_rdma_doorbell *recs;
+	u16 *free;		/* stack of free record slots */
+	unsigned int nfree;
+	unsigned int nrecs;
+};
+
+struct vrdma_dev {
+	struct ib_device ib;
+	struct virtio_device *vdev;
+	struct device *dma_dev;
+
+	/* vrdma_devs list and netdev binding, under vrdma_devs_lock */
+	struct list_head list;
+	bool registered;
+	bool netdev_lost;
+	/* Bound netdev, NULL once it unregistered; readers take netdev_lock. */
+	spinlock_t netdev_lock;
+	struct net_device *netdev;
+	netdevice_tracker netdev_tracker;
+	u8 mac[ETH_ALEN];
+	enum ib_port_state port_state;	/* last state dispatched */
+
+	/* Control queue */
+	struct virtqueue *ctrlq;
+	spinlock_t ctrl_lock;
+	bool broken;			/* a command timed out or DEVICE_FATAL */
+	struct list_head orphans;	/* timed-out commands, freed after reset */
+	struct list_head orphan_rings;	/* rings of objects a broken device kept */
+
+	unsigned int npairs;
+	struct vrdma_eventq *evqs;
+	struct vrdma_dbq *dbqs;
+	char **vq_names;
+
+	struct vrdma_caps caps;
+	bool atomic;
+	u32 gid_tbl_len;
+	u32 port_cap_flags;
+	u32 port_max_msg_sz;
+	u16 active_speed;
+	u8 active_width;
+	u8 max_mtu;
+
+	struct xarray cqs;	/* handle -> vrdma_cq, for events */
+	struct xarray qps;	/* handle -> vrdma_qp, for events and CQEs */
+
+	struct dentry *debugfs;
+};
+
+struct vrdma_ucontext {
+	struct ib_ucontext ibuc;
+};
+
+struct vrdma_pd {
+	struct ib_pd ibpd;
+	u32 handle;
+};
+
+struct vrdma_cq {
+	struct ib_cq ibcq;
+	u32 handle;
+	u32 eventq;
+	spinlock_t lock;
+	u32 arm_sn;
+	struct vrdma_ring ring;
+};
+
+struct vrdma_qp {
+	struct ib_qp ibqp;
+	u32 handle;
+	/* Serialises MODIFY_QP so that ->state matches the device. */
+	struct mutex modify_lock;
+	enum ib_qp_state state;
+	u8 sq_sig_all;
+	u32 max_send_sge;
+	u32 max_recv_sge;
+	u32 max_inline;
+	spinlock_t sq_lock;
+	spinlock_t rq_lock;
+	struct vrdma_ring sq;
+	struct vrdma_ring rq;
+};
+
+struct vrdma_mr {
+	struct ib_mr ibmr;
+	u32 handle;
+	struct ib_umem *umem;
+	/* Fast-registration page list, device-readable for the MR's life. */
+	__le64 *pl;
+	dma_addr_t pl_dma;
+	u32 pl_max;
+	u32 npages;
+};
+
+struct vrdma_ah {
+	struct ib_ah ibah;
+	struct virtio_rdma_av av;
+};
+
+static inline struct vrdma_dev *to_vdev(struct ib_device *ib)
+{
+	return container_of(ib, struct vrdma_dev, ib);
+}
+
+static inline struct vrdma_pd *to_vpd(struct ib_pd *pd)
+{
+	return container_of(pd, struct vrdma_pd, ibpd);
+}
+
+static inline struct vrdma_cq *to_vcq(struct ib_cq *cq)
+{
+	return container_of(cq, struct vrdma_cq, ibcq);
+}
+
+static inline struct vrdma_qp *to_vqp(struct ib_qp *qp)
+{
+	return container_of(qp, struct vrdma_qp, ibqp);
+}
+
+static inline struct vrdma_mr *to_vmr(struct ib_mr *mr)
+{
+	return container_of(mr, struct vrdma_mr, ibmr);
+}
+
+static inline struct vrdma_ah *to_vah(struct ib_ah *ah)
+{
+	return container_of(ah, struct vrdma_ah, ibah);
+}
+
+/* ib_device_ops.create_cq takes an attribute bundle since 6.11. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define VRDMA_CQ_UDATA_ARG	struct uverbs_attr_bundle *attrs
+#define VRDMA_CQ_UDATA		(attrs ? &attrs->driver_udata : NULL)
+#else
+#define VRDMA_CQ_UDATA_ARG	struct ib_udata *udata
+#define VRDMA_CQ_UDATA		udata
+#endif
+
+/* ctrl.c */
+int vrdma_cmd(struct vrdma_dev *dev, u32 cmd, const void *req, size_t req_len,
+	      void *resp, size_t resp_len);
+int vrdma_cmd_raw(struct vrdma_dev *dev, const void *out, size_t out_len,
+		  void *in, size_t in_len, u32 *used);
+void vrdma_ctrlq_done(struct virtqueue *vq);
+void vrdma_ctrl_cleanup(struct vrdma_dev *dev);
+void vrdma_mark_broken(struct vrdma_dev *dev, const char *why);
+void vrdma_orphan_ring(struct vrdma_dev *dev, struct vrdma_ring *ring);
+
+/* ring helpers (cq.c) */
+int vrdma_ring_alloc(struct vrdma_dev *dev, struct vrdma_ring *ring,
+		     u32 depth, u32 shift);
+void vrdma_ring_free(struct vrdma_dev *dev, struct vrdma_ring *ring);
+
+/* event.c */
+int vrdma_eventqs_init(struct vrdma_dev *dev);
+void vrdma_eventqs_free(struct vrdma_dev *dev);
+int vrdma_dbqs_init(struct vrdma_dev *dev);
+void vrdma_dbqs_free(struct vrdma_dev *dev);
+void vrdma_eventq_done(struct virtqueue *vq);
+void vrdma_eventq_fence(struct vrdma_dev *dev, unsigned int idx);
+int vrdma_ring_doorbell(struct vrdma_dev *dev, u32 type, u32 handle);
+
+/* device.c */
+int vrdma_query_device_caps(struct vrdma_dev *dev);
+int vrdma_query_port_caps(struct vrdma_dev *dev);
+int vrdma_query_device(struct ib_device *ib, struct ib_device_attr *attr,
+		       struct ib_udata *udata);
+int vrdma_query_port(struct ib_device *ib, u32 port,
+		     struct ib_port_attr *attr);
+int vrdma_query_pkey(struct ib_device *ib, u32 port, u16 index, u16 *pkey);
+int vrdma_get_port_immutable(struct ib_device *ib, u32 port,
+			     struct ib_port_immutable *immutable);
+enum rdma_link_layer vrdma_get_link_layer(struct ib_device *ib, u32 port);
+void vrdma_get_fw_str(struct ib_device *ib, char *str);
+int vrdma_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata);
+void vrdma_dealloc_ucontext(struct ib_ucontext *uctx);
+void vrdma_port_event(struct vrdma_dev *dev, enum ib_port_state state);
+enum ib_port_state vrdma_netdev_port_state(struct vrdma_dev *dev);
+int vrdma_netdev_init(void);
+void vrdma_netdev_exit(void);
+int vrdma_bind_netdev(struct vrdma_dev *dev);
+void vrdma_unbind_netdev(struct vrdma_dev *dev);
+void vrdma_registered(struct vrdma_dev *dev);
+struct mutex *vrdma_devs_mutex(void);
+
+/* gid.c */
+int vrdma_add_gid(const struct ib_gid_attr *attr, void **context);
+int vrdma_del_gid(const struct ib_gid_attr *attr, void **context);
+
+/* pd.c */
+int vrdma_alloc_pd(struct ib_pd *pd, struct ib_udata *udata);
+int vrdma_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata);
+
+/* cq.c */
+int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    VRDMA_CQ_UDATA_ARG);
+int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int vrdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+
+/* qp.c */
+int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata);
+int vrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata);
+int vrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init);
+int vrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+
+/* wr.c */
+int vrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int vrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+
+/* mr.c */
+struct ib_mr *vrdma_get_dma_mr(struct ib_pd *pd, int access);
+struct ib_mr *vrdma_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+				u64 virt_addr, int access,
+				struct ib_udata *udata);
+struct ib_mr *vrdma_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
+			     u32 max_num_sg);
+int vrdma_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
+int vrdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* ah.c */
+int vrdma_av_from_attr(struct vrdma_dev *dev, struct virtio_rdma_av *av,
+		       const struct rdma_ah_attr *attr);
+int vrdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		    struct ib_udata *udata);
+int vrdma_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+/* stats.c */
+struct rdma_hw_stats *vrdma_alloc_hw_port_stats(struct ib_device *ib,
+						u32 port);
+int vrdma_get_hw_stats(struct ib_device *ib, struct rdma_hw_stats *stats,
+		       u32 port, int index);
+
+/* debugfs.c */
+void vrdma_debugfs_init(void);
+void vrdma_debugfs_exit(void);
+void vrdma_debugfs_add(struct vrdma_dev *dev);
+void vrdma_debugfs_remove(struct vrdma_dev *dev);
+
+#endif /* VIRTIO_RDMA_H */

@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * virtio-rdma work requests: kernel post_send and post_recv write WQEs into
+ * the SQ/RQ rings, publish prod and ring a doorbell only when the device's
+ * event index asks for one (spec: "Doorbells and notification suppression").
+ */
+
+#include <linux/log2.h>
+
+#include "virtio_rdma.h"
+
+#define VRDMA_SEND_FLAGS						\
+	(IB_SEND_FENCE | IB_SEND_SIGNALED | IB_SEND_SOLICITED | IB_SEND_INLINE)
+
+static_assert(VIRTIO_RDMA_WQE_F_FENCE == IB_SEND_FENCE);
+static_assert(VIRTIO_RDMA_WQE_F_SIGNALED == IB_SEND_SIGNALED);
+static_assert(VIRTIO_RDMA_WQE_F_SOLICITED == IB_SEND_SOLICITED);
+static_assert(VIRTIO_RDMA_WQE_F_INLINE == IB_SEND_INLINE);
+
+/* vring_need_event() in 32-bit arithmetic: is notify in [old, new)? */
+static bool vrdma_need_doorbell(u32 notify, u32 new, u32 old)
+{
+	return (u32)(new - notify - 1) < (u32)(new - old);
+}
+
+/* Publish entries [old, head) and tell whether the device wants a doorbell. */
+static bool vrdma_ring_publish(struct vrdma_ring *ring, u32 old)
+{
+	struct virtio_rdma_ring_ctl *ctl = vrdma_ring_ctl(ring);
+
+	virt_store_release(&ctl->prod, cpu_to_le32(ring->head));
+	/* Dekker with the device's "store notify, barrier, reload prod". */
+	virt_mb();
+	return vrdma_need_doorbell(le32_to_cpu(READ_ONCE(ctl->notify)),
+				   ring->head, old);
+}
+
+static bool vrdma_ring_full(struct vrdma_ring *ring)
+{
+	u32 cons = le32_to_cpu(virt_load_acquire(&vrdma_ring_ctl(ring)->cons));
+
+	/* An index out of range counts as full: never overwrite live WQEs. */
+	return ring->head - cons >= ring->depth;
+}
+
+static int vrdma_copy_sges(struct virtio_rdma_sge *dst,
+			   const struct ib_sge *src, int num, u32 max)
+{
+	int i;
+
+	if (num < 0 || num > max)
+		return -EINVAL;
+	for (i = 0; i < num; i++) {
+		dst[i].addr = cpu_to_le64(src[i].addr);
+		dst[i].length = cpu_to_le32(src[i].length);
+		dst[i].lkey = cpu_to_le32(src[i].lkey);
+	}
+	return num;
+}
+
+/* Kernel inline data: SGE addresses are kernel virtual addresses. */
+static int vrdma_copy_inline(void *dst, const struct ib_send_wr *wr, u32 max)
+{
+	u32 total = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		u32 len = wr->sg_list[i].length;
+
+		if (len > max - total)
+			return -EINVAL;
+		memcpy(dst + total, (void *)(uintptr_t)wr->sg_list[i].addr, len);
+		total += len;
+	}
+	return total;
+}
+
+static int vrdma_build_send(struct vrdma_dev *dev, struct vrdma_qp *qp,
+			    const struct ib_send_wr *wr, void *slot)
+{
+	enum ib_qp_type type = qp->ibqp.qp_type;
+	struct virtio_rdma_sq_wqe *wqe = slot;
+	void *data = slot + sizeof(*wqe);
+	bool ud = type == IB_QPT_UD || type == IB_QPT_GSI;
+	bool rc = type == IB_QPT_RC;
+	bool may_inline = false;
+	int n;
+
+	if (wr->send_flags & ~VRDMA_SEND_FLAGS)
+		return -EINVAL;
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = cpu_to_le64(wr->wr_id);
+	wqe->opcode = wr->opcode;
+	wqe->flags = wr->send_flags;
+
+	switch (wr->opcode) {
+	case IB_WR_SEND_WITH_IMM:
+		wqe->ex.imm_data = wr->ex.imm_data;
+		fallthrough;
+	case IB_WR_SEND:
+		may_inline = true;
+		if (ud) {
+			const struct ib_ud_wr *u = ud_wr(wr);
+
+			if (!u->ah)
+				return -EINVAL;
+			wqe->wr.ud.av = to_vah(u->ah)->av;
+			wqe->wr.ud.remote_qpn = cpu_to_le32(u->remote_qpn);
+			wqe->wr.ud.remote_qkey = cpu_to_le32(u->remote_qkey);
+		}
+		break;
+	case IB_WR_SEND_WITH_INV:
+		if (!rc)
+			return -EINVAL;
+		may_inline = true;
+		wqe->ex.invalidate_rkey = cpu_to_le32(wr->ex.invalidate_rkey);
+		break;
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		wqe->ex.imm_data = wr->ex.imm_data;
+		fallthrough;
+	case IB_WR_RDMA_WRITE:
+		may_inline = true;
+		fallthrough;
+	case IB_WR_RDMA_READ:
+		if (ud || (wr->opcode == IB_WR_RDMA_READ && !rc))
+			return -EINVAL;
+		wqe->wr.rdma.remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
+		wqe->wr.rdma.rkey = cpu_to_le32(rdma_wr(wr)->rkey);
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		if (!rc || !dev->atomic)
+			return -EINVAL;
+		wqe->wr.atomic.remote_addr =
+			cpu_to_le64(atomic_wr(wr)->remote_addr);
+		wqe->wr.atomic.compare_add =
+			cpu_to_le64(atomic_wr(wr)->compare_add);
+		wqe->wr.atomic.swap = cpu_to_le64(atomic_wr(wr)->swap);
+		wqe->wr.atomic.rkey = cpu_to_le32(atomic_wr(wr)->rkey);
+		break;
+	case IB_WR_LOCAL_INV:
+		if (type == IB_QPT_GSI)
+			return -EINVAL;
+		wqe->ex.invalidate_rkey = cpu_to_le32(wr->ex.invalidate_rkey);
+		break;
+	case IB_WR_REG_MR: {
+		const struct ib_reg_wr *r = reg_wr(wr);
+		struct vrdma_mr *mr = to_vmr(r->mr);
+
+		if (type == IB_QPT_GSI || !mr->pl ||
+		    !is_power_of_2(r->mr->page_size))
+			return -EINVAL;
+		wqe->opcode = VIRTIO_RDMA_WR_REG_MR;
+		wqe->wr.reg_mr.key = cpu_to_le32(r->key);
+		wqe->wr.reg_mr.access_flags = cpu_to_le32(r->access);
+		wqe->wr.reg_mr.iova = cpu_to_le64(r->mr->iova);
+		wqe->wr.reg_mr.length = cpu_to_le64(r->mr->length);
+		wqe->wr.reg_mr.page_shift = cpu_to_le32(ilog2(r->mr->page_size));
+		wqe->wr.reg_mr.npages = cpu_to_le32(mr->npages);
+		return 0;
+	}
+	default:
+		return -EINVAL;
+	}
+
+	if (wr->send_flags & IB_SEND_INLINE) {
+		if (!may_inline)
+			return -EINVAL;
+		n = vrdma_copy_inline(data, wr, qp->max_inline);
+		if (n < 0)
+			return n;
+		wqe->length = cpu_to_le32(n);
+		return 0;
+	}
+	n = vrdma_copy_sges(data, wr->sg_list, wr->num_sge, qp->max_send_sge);
+	if (n < 0)
+		return n;
+	wqe->num_sge = n;
+	return 0;
+}
+
+int vrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct vrdma_dev *dev = to_vdev(ibqp->device);
+	struct vrdma_qp *qp = to_vqp(ibqp);
+	struct vrdma_ring *ring = &qp->sq;
+	enum ib_qp_state state;
+	bool doorbell = false;
+	unsigned long flags;
+	int err = 0;
+	u32 old;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	state = READ_ONCE(qp->state);
+	/* Sends need RTS; in ERR they are accepted and flushed by the device. */
+	if (state == IB_QPS_RESET || state == IB_QPS_INIT ||
+	    state == IB_QPS_RTR) {
+		err = -EINVAL;
+		goto out;
+	}
+	old = ring->head;
+	for (; wr; wr = wr->next) {
+		if (vrdma_ring_full(ring)) {
+			err = -ENOMEM;
+			break;
+		}
+		err = vrdma_build_send(dev, qp, wr,
+				       vrdma_ring_entry(ring, ring->head));
+		if (err)
+			break;
+		ring->head++;
+	}
+	if (ring->head != old)
+		doorbell = vrdma_ring_publish(ring, old);
+out:
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (doorbell)
+		vrdma_ring_doorbell(dev, VIRTIO_RDMA_DOORBELL_SQ, qp->handle);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+int vrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct vrdma_dev *dev = to_vdev(ibqp->device);
+	struct vrdma_qp *qp = to_vqp(ibqp);
+	struct vrdma_ring *ring = &qp->rq;
+	struct virtio_rdma_rq_wqe *wqe;
+	bool doorbell = false;
+	unsigned long flags;
+	int err = 0, n;
+	u32 old;
+
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	if (!ring->buf || READ_ONCE(qp->state) == IB_QPS_RESET) {
+		err = -EINVAL;
+		goto out;
+	}
+	old = ring->head;
+	for (; wr; wr = wr->next) {
+		if (vrdma_ring_full(ring)) {
+			err = -ENOMEM;
+			break;
+		}
+		wqe = vrdma_ring_entry(ring, ring->head);
+		memset(wqe, 0, sizeof(*wqe));
+		n = vrdma_copy_sges((void *)(wqe + 1), wr->sg_list, wr->num_sge,
+				    qp->max_recv_sge);
+		if (n < 0) {
+			err = n;
+			break;
+		}
+		wqe->wr_id = cpu_to_le64(wr->wr_id);
+		wqe->num_sge = n;
+		ring->head++;
+	}
+	if (ring->head != old)
+		doorbell = vrdma_ring_publish(ring, old);
+out:
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	if (doorbell)
+		vrdma_ring_doorbell(dev, VIRTIO_RDMA_DOORBELL_RQ, qp->handle);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
