@@ -15,6 +15,7 @@ int vrdma_av_from_attr(struct vrdma_dev *dev, struct virtio_rdma_av *av,
 {
 	const struct ib_global_route *grh;
 	int ntype;
+	bool v4;
 
 	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
 	    rdma_ah_get_port_num(attr) != VRDMA_PORT ||
@@ -28,8 +29,8 @@ int vrdma_av_from_attr(struct vrdma_dev *dev, struct virtio_rdma_av *av,
 	if (ntype != RDMA_NETWORK_IPV4 && ntype != RDMA_NETWORK_IPV6)
 		return -EINVAL;
 	/* The destination must be in the source GID's address family. */
-	if ((ntype == RDMA_NETWORK_IPV4) !=
-	    !!ipv6_addr_v4mapped((const struct in6_addr *)grh->dgid.raw))
+	v4 = ntype == RDMA_NETWORK_IPV4;
+	if (ipv6_addr_v4mapped((const struct in6_addr *)grh->dgid.raw) != v4)
 		return -EINVAL;
 
 	memset(av, 0, sizeof(*av));

@@ -37,8 +37,9 @@ void vrdma_ring_free(struct vrdma_dev *dev, struct vrdma_ring *ring)
 	ring->buf = NULL;
 }
 
-int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    VRDMA_CQ_UDATA_ARG)
+static int vrdma_do_create_cq(struct ib_cq *ibcq,
+			      const struct ib_cq_init_attr *attr,
+			      struct ib_udata *udata)
 {
 	struct vrdma_dev *dev = to_vdev(ibcq->device);
 	struct vrdma_cq *cq = to_vcq(ibcq);
@@ -48,7 +49,7 @@ int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	int err;
 
 	/* User-space CQs (udata) come with the user-space provider: not yet. */
-	if (VRDMA_CQ_UDATA)
+	if (udata)
 		return -EOPNOTSUPP;
 	if (attr->flags)
 		return -EOPNOTSUPP;
@@ -96,6 +97,20 @@ err_ring:
 	vrdma_ring_free(dev, &cq->ring);
 	return err;
 }
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct uverbs_attr_bundle *attrs)
+{
+	return vrdma_do_create_cq(ibcq, attr, attrs ? &attrs->driver_udata : NULL);
+}
+#else
+int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata)
+{
+	return vrdma_do_create_cq(ibcq, attr, udata);
+}
+#endif
 
 int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
@@ -225,6 +240,7 @@ int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 
 	spin_lock_irqsave(&cq->lock, flags);
 	start = ring->head;
+	/* Pairs with the device's release of prod after writing CQEs. */
 	prod = le32_to_cpu(virt_load_acquire(&ctl->prod));
 	if (unlikely(prod - ring->head > ring->depth)) {
 		dev_warn_ratelimited(&dev->ib.dev,
@@ -244,8 +260,10 @@ int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 			continue;
 		vrdma_cqe_to_wc(cqe, qp, &wc[n++]);
 	}
-	if (ring->head != start)
+	if (ring->head != start) {
+		/* The device may reuse the slots only after we have read them. */
 		virt_store_release(&ctl->cons, cpu_to_le32(ring->head));
+	}
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
 }
@@ -266,7 +284,7 @@ int vrdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	if ((flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED)
 		arm |= VIRTIO_RDMA_CQ_ARM_SOLICITED;
 	WRITE_ONCE(ctl->notify, cpu_to_le32(arm));
-	/* Dekker: store arm, full barrier, load prod (the device mirrors it). */
+	/* Dekker: store arm, full barrier, load prod; the device mirrors it. */
 	virt_mb();
 	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
 	    le32_to_cpu(READ_ONCE(ctl->prod)) != ring->head)

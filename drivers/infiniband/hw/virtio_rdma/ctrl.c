@@ -81,7 +81,8 @@ void vrdma_mark_broken(struct vrdma_dev *dev, const char *why)
 
 static bool vrdma_can_sleep(void)
 {
-	return !in_atomic() && !irqs_disabled();
+	/* Without CONFIG_PREEMPT_COUNT this is always false: poll, safely. */
+	return preemptible();
 }
 
 /*

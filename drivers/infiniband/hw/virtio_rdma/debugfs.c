@@ -37,7 +37,7 @@ struct vrdma_raw_hdr {
 
 struct vrdma_raw_file {
 	struct vrdma_dev *dev;
-	struct mutex lock;
+	struct mutex lock;	/* one command at a time; resp, resp_len, pos */
 	void *resp;
 	size_t resp_len;
 	loff_t pos;

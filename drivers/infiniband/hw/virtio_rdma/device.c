@@ -15,7 +15,7 @@
 
 /* Devices bound to a netdev; the netdev notifier walks it under RTNL. */
 static LIST_HEAD(vrdma_devs);
-static DEFINE_MUTEX(vrdma_devs_lock);
+static DEFINE_MUTEX(vrdma_devs_mutex);
 
 int vrdma_query_device_caps(struct vrdma_dev *dev)
 {
@@ -343,9 +343,9 @@ int vrdma_bind_netdev(struct vrdma_dev *dev)
 	spin_unlock_irq(&dev->netdev_lock);
 	dev->port_state = vrdma_netdev_port_state(dev);
 
-	mutex_lock(&vrdma_devs_lock);
+	mutex_lock(&vrdma_devs_mutex);
 	list_add_tail(&dev->list, &vrdma_devs);
-	mutex_unlock(&vrdma_devs_lock);
+	mutex_unlock(&vrdma_devs_mutex);
 	rtnl_unlock();
 
 	dev_info(&dev->vdev->dev, "bound to %s (%pM)\n", netdev_name(ndev),
@@ -353,7 +353,7 @@ int vrdma_bind_netdev(struct vrdma_dev *dev)
 	return 0;
 }
 
-/* Caller holds vrdma_devs_lock. */
+/* Caller holds vrdma_devs_mutex. */
 static void vrdma_drop_netdev(struct vrdma_dev *dev)
 {
 	struct net_device *ndev;
@@ -368,11 +368,11 @@ static void vrdma_drop_netdev(struct vrdma_dev *dev)
 
 void vrdma_unbind_netdev(struct vrdma_dev *dev)
 {
-	mutex_lock(&vrdma_devs_lock);
+	mutex_lock(&vrdma_devs_mutex);
 	if (!list_empty(&dev->list))
 		list_del_init(&dev->list);
 	vrdma_drop_netdev(dev);
-	mutex_unlock(&vrdma_devs_lock);
+	mutex_unlock(&vrdma_devs_mutex);
 }
 
 /* After ib_register_device(): from now on the notifier may unregister. */
@@ -380,10 +380,10 @@ void vrdma_registered(struct vrdma_dev *dev)
 {
 	bool lost;
 
-	mutex_lock(&vrdma_devs_lock);
+	mutex_lock(&vrdma_devs_mutex);
 	WRITE_ONCE(dev->registered, true);
 	lost = dev->netdev_lost;
-	mutex_unlock(&vrdma_devs_lock);
+	mutex_unlock(&vrdma_devs_mutex);
 	if (lost)
 		ib_unregister_device_queued(&dev->ib);
 }
@@ -394,7 +394,7 @@ static int vrdma_netdev_event(struct notifier_block *nb, unsigned long event,
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
 	struct vrdma_dev *dev;
 
-	mutex_lock(&vrdma_devs_lock);
+	mutex_lock(&vrdma_devs_mutex);
 	list_for_each_entry(dev, &vrdma_devs, list) {
 		if (dev->netdev != ndev)
 			continue;
@@ -425,7 +425,7 @@ static int vrdma_netdev_event(struct notifier_block *nb, unsigned long event,
 			break;
 		}
 	}
-	mutex_unlock(&vrdma_devs_lock);
+	mutex_unlock(&vrdma_devs_mutex);
 	return NOTIFY_DONE;
 }
 
@@ -443,8 +443,13 @@ void vrdma_netdev_exit(void)
 	unregister_netdevice_notifier(&vrdma_netdev_nb);
 }
 
-/* Serialises vdev->priv against the asynchronous dealloc_driver path. */
-struct mutex *vrdma_devs_mutex(void)
+/* Also serialises vdev->priv against the asynchronous dealloc_driver path. */
+void vrdma_devs_lock(void)
 {
-	return &vrdma_devs_lock;
+	mutex_lock(&vrdma_devs_mutex);
+}
+
+void vrdma_devs_unlock(void)
+{
+	mutex_unlock(&vrdma_devs_mutex);
 }

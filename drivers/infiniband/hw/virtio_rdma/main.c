@@ -6,7 +6,7 @@
  * ib_device.  The ib_device goes away either when the virtio device is
  * removed or, asynchronously, when the bound netdev unregisters; both end
  * in ib_core calling ->dealloc_driver, which resets the virtio device and
- * frees the driver state.  vdev->priv (under vrdma_devs_mutex) tells
+ * frees the driver state.  vdev->priv (under vrdma_devs_lock()) tells
  * remove whether that already happened.
  */
 
@@ -147,9 +147,9 @@ static void vrdma_teardown(struct vrdma_dev *dev)
 		vdev->config->del_vqs(vdev);
 		dev->ctrlq = NULL;
 	}
-	mutex_lock(vrdma_devs_mutex());
+	vrdma_devs_lock();
 	vdev->priv = NULL;
-	mutex_unlock(vrdma_devs_mutex());
+	vrdma_devs_unlock();
 
 	if (dev->evqs)
 		vrdma_eventqs_free(dev);
@@ -276,11 +276,11 @@ static void vrdma_remove(struct virtio_device *vdev)
 {
 	struct vrdma_dev *dev;
 
-	mutex_lock(vrdma_devs_mutex());
+	vrdma_devs_lock();
 	dev = vdev->priv;
 	if (dev)
 		get_device(&dev->ib.dev);
-	mutex_unlock(vrdma_devs_mutex());
+	vrdma_devs_unlock();
 	/* NULL: the netdev went away earlier and the device is already reset. */
 	if (!dev)
 		return;

@@ -89,7 +89,7 @@ struct vrdma_eventq {
 
 struct vrdma_dbq {
 	struct virtqueue *vq;
-	spinlock_t lock;
+	spinlock_t lock;		/* protects vq and the free stack */
 	struct virtio_rdma_doorbell *recs;
 	u16 *free;		/* stack of free record slots */
 	unsigned int nfree;
@@ -114,7 +114,7 @@ struct vrdma_dev {
 
 	/* Control queue */
 	struct virtqueue *ctrlq;
-	spinlock_t ctrl_lock;
+	spinlock_t ctrl_lock;		/* ctrlq, broken, orphan lists */
 	bool broken;			/* a command timed out or DEVICE_FATAL */
 	struct list_head orphans;	/* timed-out commands, freed after reset */
 	struct list_head orphan_rings;	/* rings of objects a broken device kept */
@@ -152,7 +152,7 @@ struct vrdma_cq {
 	struct ib_cq ibcq;
 	u32 handle;
 	u32 eventq;
-	spinlock_t lock;
+	spinlock_t lock;		/* ring head and arm_sn; fences destroy_qp */
 	u32 arm_sn;
 	struct vrdma_ring ring;
 };
@@ -167,8 +167,8 @@ struct vrdma_qp {
 	u32 max_send_sge;
 	u32 max_recv_sge;
 	u32 max_inline;
-	spinlock_t sq_lock;
-	spinlock_t rq_lock;
+	spinlock_t sq_lock;		/* sq ring head */
+	spinlock_t rq_lock;		/* rq ring head */
 	struct vrdma_ring sq;
 	struct vrdma_ring rq;
 };
@@ -219,15 +219,6 @@ static inline struct vrdma_ah *to_vah(struct ib_ah *ah)
 	return container_of(ah, struct vrdma_ah, ibah);
 }
 
-/* ib_device_ops.create_cq takes an attribute bundle since 6.11. */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
-#define VRDMA_CQ_UDATA_ARG	struct uverbs_attr_bundle *attrs
-#define VRDMA_CQ_UDATA		(attrs ? &attrs->driver_udata : NULL)
-#else
-#define VRDMA_CQ_UDATA_ARG	struct ib_udata *udata
-#define VRDMA_CQ_UDATA		udata
-#endif
-
 /* ctrl.c */
 int vrdma_cmd(struct vrdma_dev *dev, u32 cmd, const void *req, size_t req_len,
 	      void *resp, size_t resp_len);
@@ -273,7 +264,8 @@ void vrdma_netdev_exit(void);
 int vrdma_bind_netdev(struct vrdma_dev *dev);
 void vrdma_unbind_netdev(struct vrdma_dev *dev);
 void vrdma_registered(struct vrdma_dev *dev);
-struct mutex *vrdma_devs_mutex(void);
+void vrdma_devs_lock(void);
+void vrdma_devs_unlock(void);
 
 /* gid.c */
 int vrdma_add_gid(const struct ib_gid_attr *attr, void **context);
@@ -284,8 +276,14 @@ int vrdma_alloc_pd(struct ib_pd *pd, struct ib_udata *udata);
 int vrdma_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata);
 
 /* cq.c */
+/* ib_device_ops.create_cq takes an attribute bundle since 6.11. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
 int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    VRDMA_CQ_UDATA_ARG);
+		    struct uverbs_attr_bundle *attrs);
+#else
+int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata);
+#endif
 int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int vrdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);

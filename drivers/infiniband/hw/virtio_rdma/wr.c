@@ -28,6 +28,7 @@ static bool vrdma_ring_publish(struct vrdma_ring *ring, u32 old)
 {
 	struct virtio_rdma_ring_ctl *ctl = vrdma_ring_ctl(ring);
 
+	/* WQEs must be visible before the device can see the new prod. */
 	virt_store_release(&ctl->prod, cpu_to_le32(ring->head));
 	/* Dekker with the device's "store notify, barrier, reload prod". */
 	virt_mb();
@@ -37,7 +38,10 @@ static bool vrdma_ring_publish(struct vrdma_ring *ring, u32 old)
 
 static bool vrdma_ring_full(struct vrdma_ring *ring)
 {
-	u32 cons = le32_to_cpu(virt_load_acquire(&vrdma_ring_ctl(ring)->cons));
+	u32 cons;
+
+	/* The device has finished with slots below cons (release on its side). */
+	cons = le32_to_cpu(virt_load_acquire(&vrdma_ring_ctl(ring)->cons));
 
 	/* An index out of range counts as full: never overwrite live WQEs. */
 	return ring->head - cons >= ring->depth;
