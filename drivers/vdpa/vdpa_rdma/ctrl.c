@@ -209,12 +209,17 @@ bool vrdma_ctrl_process(struct vrdma_dev *dev)
 	for (i = 0; i < VRDMA_CTRL_BUDGET; i++) {
 		ret = vringh_getdesc_iotlb(&vq->vring, &vq->riov, &vq->wiov,
 					   &vq->head, GFP_KERNEL);
-		if (ret < 0)
+		if (ret < 0) {
 			dev_err_ratelimited(&dev->vdpa.dev,
 					    "controlq: bad descriptor chain (%d)\n",
 					    ret);
-		if (ret <= 0)
 			return false;
+		}
+		if (!ret) {
+			if (vrdma_vq_idle(vq))
+				return false;
+			continue;
+		}
 		vrdma_ctrl_one(dev, vq);
 	}
 	return true;

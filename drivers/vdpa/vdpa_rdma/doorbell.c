@@ -24,12 +24,17 @@ bool vrdma_doorbells_process(struct vrdma_dev *dev, u16 qidx)
 	for (i = 0; i < VRDMA_DOORBELL_BUDGET; i++) {
 		ret = vringh_getdesc_iotlb(&vq->vring, &vq->riov, &vq->wiov,
 					   &vq->head, GFP_KERNEL);
-		if (ret < 0)
+		if (ret < 0) {
 			dev_err_ratelimited(&dev->vdpa.dev,
 					    "doorbellq %u: bad descriptor chain (%d)\n",
 					    qidx, ret);
-		if (ret <= 0)
 			return false;
+		}
+		if (!ret) {
+			if (vrdma_vq_idle(vq))
+				return false;
+			continue;
+		}
 
 		for (len = vringh_kiov_length(&vq->riov); len >= sizeof(db);
 		     len -= sizeof(db)) {

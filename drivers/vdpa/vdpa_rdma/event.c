@@ -116,8 +116,14 @@ bool vrdma_events_deliver(struct vrdma_dev *dev, u16 eventq)
 			return false;
 		ret = vringh_getdesc_iotlb(&vq->vring, &vq->riov, &vq->wiov,
 					   &vq->head, GFP_KERNEL);
-		if (ret <= 0)
-			return false;	/* no buffer: the events stay pending */
+		if (ret < 0)
+			return false;
+		if (!ret) {
+			/* No buffer: the events stay pending until a kick. */
+			if (vrdma_vq_idle(vq))
+				return false;
+			continue;
+		}
 		if (vringh_kiov_length(&vq->wiov) < sizeof(rec)) {
 			/* Useless buffer; give it back empty and go on. */
 			vrdma_vq_complete(vq, 0);

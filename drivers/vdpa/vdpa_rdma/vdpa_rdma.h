@@ -270,6 +270,7 @@ static inline bool vrdma_has_feature(struct vrdma_dev *dev, unsigned int bit)
 void vrdma_vqs_reset(struct vrdma_dev *dev);
 void vrdma_vq_ready(struct vrdma_dev *dev, struct vrdma_vq *vq);
 void vrdma_vq_complete(struct vrdma_vq *vq, u32 len);
+bool vrdma_vq_idle(struct vrdma_vq *vq);
 void vrdma_work_fn(struct kthread_work *work);
 void vrdma_schedule(struct vrdma_dev *dev);
 int vrdma_mem_read(struct vrdma_dev *dev, u64 addr, void *buf, size_t len);

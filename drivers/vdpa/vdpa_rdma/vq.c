@@ -70,6 +70,19 @@ void vrdma_vq_complete(struct vrdma_vq *vq, u32 len)
 	local_bh_enable();
 }
 
+/*
+ * The queue looks empty: ask for a kick on the next buffer (event index
+ * or flags), then look again.  Returns true when it really is empty.
+ */
+bool vrdma_vq_idle(struct vrdma_vq *vq)
+{
+	if (vringh_notify_enable_iotlb(&vq->vring))
+		return true;
+	/* A buffer slipped in; we are polling anyway. */
+	vringh_notify_disable_iotlb(&vq->vring);
+	return false;
+}
+
 void vrdma_schedule(struct vrdma_dev *dev)
 {
 	kthread_queue_work(dev->worker, &dev->work);
