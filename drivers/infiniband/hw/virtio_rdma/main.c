@@ -10,6 +10,7 @@
  * remove whether that already happened.
  */
 
+#include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/virtio_config.h>
@@ -160,6 +161,8 @@ static void vrdma_teardown(struct vrdma_dev *dev)
 	kfree(dev->evqs);
 	kfree(dev->dbqs);
 	vrdma_unbind_netdev(dev);
+	if (dev->dev_dma_parms_lent && dev->dma_dev->dma_parms == &dev->dma_parms)
+		dev->dma_dev->dma_parms = NULL;
 	WARN_ON(!xa_empty(&dev->cqs) || !xa_empty(&dev->qps));
 	xa_destroy(&dev->cqs);
 	xa_destroy(&dev->qps);
@@ -206,6 +209,14 @@ static int vrdma_probe(struct virtio_device *vdev)
 	xa_init(&dev->cqs);
 	xa_init(&dev->qps);
 
+	/* Rings and page lists are DMA-mapped for the device's DMA device. */
+	if (!dev->dma_dev) {
+		dev_err(&vdev->dev, "transport gives the device no DMA device\n");
+		err = -ENODEV;
+		goto err_free;
+	}
+	dev_dbg(&vdev->dev, "DMA device %s\n", dev_name(dev->dma_dev));
+
 	virtio_cread_bytes(vdev, offsetof(struct virtio_rdma_config, mac),
 			   dev->mac, ETH_ALEN);
 	virtio_cread_le(vdev, struct virtio_rdma_config, num_queue_pairs,
@@ -248,6 +259,17 @@ static int vrdma_probe(struct virtio_device *vdev)
 	dev->ib.dev.parent = &vdev->dev;
 	strscpy(dev->ib.node_desc, "virtio_rdma", sizeof(dev->ib.node_desc));
 	ib_set_device_ops(&dev->ib, &vrdma_dev_ops);
+
+	/*
+	 * ib_core sizes DMA segments from the DMA device's parameters and
+	 * insists on them.  Software vDPA parents (vdpa_sim, vdpa_rdma) have
+	 * none: lend ours for as long as we are bound.
+	 */
+	if (!dev->dma_dev->dma_parms) {
+		dev->dev_dma_parms_lent = true;
+		dev->dma_dev->dma_parms = &dev->dma_parms;
+		dma_set_max_seg_size(dev->dma_dev, UINT_MAX);
+	}
 
 	/* GIDs follow the netdev's addresses through ib_core's RoCE GID code. */
 	err = ib_device_set_netdev(&dev->ib, dev->netdev, VRDMA_PORT);

@@ -100,6 +100,9 @@ struct vrdma_dev {
 	struct ib_device ib;
 	struct virtio_device *vdev;
 	struct device *dma_dev;
+	/* Lent to a dma_dev that has none (software vDPA parents) */
+	struct device_dma_parameters dma_parms;
+	bool dev_dma_parms_lent;
 
 	/* vrdma_devs list and netdev binding, under vrdma_devs_lock */
 	struct list_head list;
