@@ -41,11 +41,17 @@ static u32 vrdma_to_rts_opt(u8 type)
 	}
 }
 
-/*
- * Fills the required and optional attribute masks of cur->next for a QP
- * type; returns false when the transition does not exist.
+/**
+ * vrdma_qp_transition_masks - the attributes a transition takes
+ * @cur: current state (VIRTIO_RDMA_QPS_*), at most ERR
+ * @next: requested state, at most ERR
+ * @type: VIRTIO_RDMA_QPT_GSI, RC, UC or UD
+ * @req: set to the attributes the transition requires
+ * @opt: set to the attributes it accepts besides those and the state
+ *
+ * Return: false when the transition does not exist.
  */
-static bool vrdma_qp_rule(u8 cur, u8 next, u8 type, u32 *req, u32 *opt)
+bool vrdma_qp_transition_masks(u8 cur, u8 next, u8 type, u32 *req, u32 *opt)
 {
 	bool datagram = type == VIRTIO_RDMA_QPT_UD ||
 			type == VIRTIO_RDMA_QPT_GSI;
@@ -141,6 +147,7 @@ static bool vrdma_qp_rule(u8 cur, u8 next, u8 type, u32 *req, u32 *opt)
 	}
 	return false;
 }
+EXPORT_SYMBOL_IF_KUNIT(vrdma_qp_transition_masks);
 
 /**
  * vrdma_qp_transition_ok - may a QP of @type move from @cur to @next?
@@ -160,7 +167,7 @@ bool vrdma_qp_transition_ok(u8 cur, u8 next, u8 type, u32 mask)
 		return false;
 	if (type < VIRTIO_RDMA_QPT_GSI || type > VIRTIO_RDMA_QPT_UD)
 		return false;
-	if (!vrdma_qp_rule(cur, next, type, &req, &opt))
+	if (!vrdma_qp_transition_masks(cur, next, type, &req, &opt))
 		return false;
 	if ((mask & req) != req)
 		return false;
