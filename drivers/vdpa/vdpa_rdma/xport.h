@@ -14,6 +14,14 @@ struct vrdma_dev;
 struct vrdma_pd;
 struct vrdma_mr;
 
+/* Per-device transport state (dev->xdev). */
+struct vrdma_xdev {
+	struct vrdma_dev *dev;
+	struct list_head net_entry;	/* struct vrdma_net devs */
+	struct net *net;		/* NULL once detached */
+	struct sk_buff_head rxq;	/* received, for the worker */
+};
+
 /* ---- mem.c ---- */
 
 /*
@@ -69,7 +77,11 @@ int vrdma_net_register(void);
 void vrdma_net_unregister(void);
 int vrdma_net_attach(struct vrdma_dev *dev, struct net_device *ndev);
 void vrdma_net_detach(struct vrdma_dev *dev);
+void vrdma_net_free(struct vrdma_dev *dev);
 struct sk_buff *vrdma_net_rx_dequeue(struct vrdma_dev *dev);
+
+/* ---- recv.c ---- */
+bool vrdma_rx_process(struct vrdma_dev *dev);
 
 struct sk_buff *vrdma_net_alloc_skb(struct vrdma_dev *dev, unsigned int len);
 int vrdma_net_prepare(struct vrdma_dev *dev, const struct virtio_rdma_av *av,

@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vdpa_rdma: RoCEv2 encapsulation: the UDP port 4791 sockets and IP/UDP
+ * headers.
+ *
+ * Each network namespace that holds a bound netdev gets one IPv4 and one
+ * IPv6 UDP socket on port 4791, shared by the devices of that namespace and
+ * created when the first one attaches.  Received packets are matched to a
+ * device by destination address (its GID table), preferring the device
+ * bound to the ingress netdev, and queued to it; the device worker does the
+ * rest in process context.  Sending builds the IP and UDP headers after a
+ * route lookup in the netdev's namespace and hands the packet to the IP
+ * layer, so two devices in one kernel talk through the same path as two
+ * machines (over lo, or a veth pair between namespaces).
+ */
+#include <linux/etherdevice.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/ipv6_stubs.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <net/route.h>
+#include <net/udp_tunnel.h>
+#include <rdma/ib_verbs.h>
+
+#include "vdpa_rdma.h"
+#include "xport.h"
+
+#define VRDMA_ROCE_UDP_PORT	4791
+/* Packets queued to a device and not yet processed; beyond, drop. */
+#define VRDMA_RXQ_MAX		4096
+#define VRDMA_DEF_HOP_LIMIT	64
+
+struct vrdma_net {
+	struct socket *sk4;
+	struct socket *sk6;
+	unsigned int users;		/* attached devices */
+	struct list_head devs;		/* struct vrdma_xdev, RCU for RX */
+};
+
+static unsigned int vrdma_net_id __read_mostly;
+/* Serialises attach, detach and namespace exit. */
+static DEFINE_MUTEX(vrdma_net_mutex);
+
+static bool vrdma_dev_has_gid(struct vrdma_dev *dev, const struct in6_addr *a)
+{
+	int i;
+
+	/*
+	 * The GID table changes under dev->lock only; a racing ADD_GID or
+	 * DEL_GID at worst misroutes a packet, which RoCE tolerates.
+	 */
+	for (i = 0; i < VRDMA_GID_TBL_LEN; i++) {
+		if (READ_ONCE(dev->gids[i].valid) &&
+		    !memcmp(dev->gids[i].gid, a, sizeof(*a)))
+			return true;
+	}
+	return false;
+}
+
+static struct vrdma_xdev *vrdma_net_find(struct vrdma_net *vn,
+					 struct sk_buff *skb)
+{
+	struct vrdma_xdev *x, *found = NULL;
+	struct in6_addr daddr;
+
+	if (skb->protocol == htons(ETH_P_IP))
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr, &daddr);
+	else
+		daddr = ipv6_hdr(skb)->daddr;
+
+	list_for_each_entry_rcu(x, &vn->devs, net_entry) {
+		if (!vrdma_dev_has_gid(x->dev, &daddr))
+			continue;
+		/* Locally routed packets arrive on lo: any owner will do. */
+		found = x;
+		if (rcu_access_pointer(x->dev->netdev) == skb->dev)
+			break;
+	}
+	return found;
+}
+
+/* UDP encap_rcv: softirq, under RCU. skb->data is the UDP header. */
+static int vrdma_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
+{
+	struct vrdma_net *vn = rcu_dereference_sk_user_data(sk);
+	struct vrdma_xdev *x;
+
+	x = vn ? vrdma_net_find(vn, skb) : NULL;
+	if (!x)
+		goto drop;
+	vrdma_stat_inc(x->dev, VIRTIO_RDMA_STAT_RX_PACKETS);
+	atomic64_add(skb->len - sizeof(struct udphdr),
+		     &x->dev->stats[VIRTIO_RDMA_STAT_RX_BYTES]);
+	if (skb_queue_len_lockless(&x->rxq) >= VRDMA_RXQ_MAX) {
+		vrdma_stat_inc(x->dev, VIRTIO_RDMA_STAT_RX_DROPPED);
+		goto drop;
+	}
+	skb_queue_tail(&x->rxq, skb);
+	vrdma_schedule(x->dev);
+	return 0;
+drop:
+	kfree_skb(skb);
+	return 0;
+}
+
+/**
+ * vrdma_net_rx_dequeue - next received packet of a device
+ * @dev: the device
+ *
+ * Return: a linear skb whose data starts at the BTH (the UDP header is
+ * pulled; ip_hdr()/ipv6_hdr() and udp_hdr() stay valid), or NULL.
+ */
+struct sk_buff *vrdma_net_rx_dequeue(struct vrdma_dev *dev)
+{
+	struct sk_buff *skb;
+
+	while ((skb = skb_dequeue(&dev->xdev->rxq))) {
+		if (!skb_linearize(skb) &&
+		    pskb_may_pull(skb, sizeof(struct udphdr))) {
+			__skb_pull(skb, sizeof(struct udphdr));
+			return skb;
+		}
+		vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_RX_DROPPED);
+		kfree_skb(skb);
+	}
+	return NULL;
+}
+
+static struct socket *vrdma_udp_sock(struct net *net, struct vrdma_net *vn,
+				     bool ipv6)
+{
+	struct udp_tunnel_sock_cfg tnl = { };
+	struct udp_port_cfg cfg = { };
+	struct socket *sock;
+	int ret;
+
+	cfg.family = ipv6 ? AF_INET6 : AF_INET;
+	cfg.ipv6_v6only = ipv6;
+	cfg.local_udp_port = htons(VRDMA_ROCE_UDP_PORT);
+	ret = udp_sock_create(net, &cfg, &sock);
+	if (ret)
+		return ERR_PTR(ret);
+
+	tnl.sk_user_data = vn;
+	tnl.encap_type = 1;
+	tnl.encap_rcv = vrdma_udp_encap_recv;
+	setup_udp_tunnel_sock(net, sock, &tnl);
+	return sock;
+}
+
+static void vrdma_net_close(struct vrdma_net *vn)
+{
+	if (vn->sk6)
+		udp_tunnel_sock_release(vn->sk6);
+	if (vn->sk4)
+		udp_tunnel_sock_release(vn->sk4);
+	vn->sk4 = NULL;
+	vn->sk6 = NULL;
+}
+
+static int vrdma_net_open(struct vrdma_dev *dev, struct net *net,
+			  struct vrdma_net *vn)
+{
+	struct socket *sock;
+
+	sock = vrdma_udp_sock(net, vn, false);
+	if (IS_ERR(sock))
+		goto err;
+	vn->sk4 = sock;
+	sock = vrdma_udp_sock(net, vn, true);
+	/* A namespace without IPv6 still carries RoCE over IPv4. */
+	if (IS_ERR(sock) && PTR_ERR(sock) != -EAFNOSUPPORT)
+		goto err;
+	vn->sk6 = IS_ERR(sock) ? NULL : sock;
+	return 0;
+
+err:
+	vrdma_net_close(vn);
+	if (PTR_ERR(sock) == -EADDRINUSE)
+		pr_err("vdpa_rdma: %s: UDP port %u is already in use in network namespace %u (rdma_rxe binds it in the initial namespace): put the netdev in another namespace\n",
+		       dev->name, VRDMA_ROCE_UDP_PORT, net->ns.inum);
+	else
+		pr_err("vdpa_rdma: %s: cannot open UDP port %u: %ld\n",
+		       dev->name, VRDMA_ROCE_UDP_PORT, PTR_ERR(sock));
+	return PTR_ERR(sock);
+}
+
+/**
+ * vrdma_net_attach - start receiving RoCEv2 for a device
+ * @dev: the device, not yet registered
+ * @ndev: its netdev; the device receives in the netdev's namespace
+ *
+ * Opens the namespace's sockets when it is the first device there.
+ *
+ * Return: 0, -EADDRINUSE when another user (rdma_rxe) owns port 4791 in
+ * that namespace, or another error.
+ */
+int vrdma_net_attach(struct vrdma_dev *dev, struct net_device *ndev)
+{
+	struct net *net = dev_net(ndev);
+	struct vrdma_net *vn;
+	struct vrdma_xdev *x;
+	int ret = 0;
+
+	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	if (!x)
+		return -ENOMEM;
+	x->dev = dev;
+	skb_queue_head_init(&x->rxq);
+	INIT_LIST_HEAD(&x->net_entry);
+
+	mutex_lock(&vrdma_net_mutex);
+	vn = net_generic(net, vrdma_net_id);
+	if (!vn->users)
+		ret = vrdma_net_open(dev, net, vn);
+	if (!ret) {
+		vn->users++;
+		x->net = net;
+		list_add_tail_rcu(&x->net_entry, &vn->devs);
+		dev->xdev = x;
+	}
+	mutex_unlock(&vrdma_net_mutex);
+	if (ret)
+		kfree(x);
+	return ret;
+}
+
+/* Caller holds vrdma_net_mutex. */
+static void vrdma_net_unlink(struct vrdma_xdev *x)
+{
+	struct vrdma_net *vn = net_generic(x->net, vrdma_net_id);
+
+	list_del_rcu(&x->net_entry);
+	x->net = NULL;
+	if (!--vn->users)
+		vrdma_net_close(vn);
+}
+
+/**
+ * vrdma_net_detach - stop receiving for a device and drop queued packets
+ * @dev: the device
+ *
+ * After it returns no packet reaches the device and none is queued; the
+ * last device of a namespace closes its sockets.  The transport state
+ * stays allocated until vrdma_net_free(): the worker may still look at it.
+ */
+void vrdma_net_detach(struct vrdma_dev *dev)
+{
+	struct vrdma_xdev *x = dev->xdev;
+
+	if (!x)
+		return;
+	mutex_lock(&vrdma_net_mutex);
+	if (x->net)
+		vrdma_net_unlink(x);
+	mutex_unlock(&vrdma_net_mutex);
+	/* encap_rcv may still hold x: wait for it before the purge. */
+	synchronize_net();
+	skb_queue_purge(&x->rxq);
+}
+
+/* Frees the transport state once the worker is gone; after detach. */
+void vrdma_net_free(struct vrdma_dev *dev)
+{
+	struct vrdma_xdev *x = dev->xdev;
+
+	if (!x)
+		return;
+	WARN_ON_ONCE(x->net || !skb_queue_empty_lockless(&x->rxq));
+	dev->xdev = NULL;
+	kfree(x);
+}
+
+static __net_init int vrdma_net_init(struct net *net)
+{
+	struct vrdma_net *vn = net_generic(net, vrdma_net_id);
+
+	INIT_LIST_HEAD(&vn->devs);
+	return 0;
+}
+
+/*
+ * The namespace goes away: its netdevs are already unregistered (device
+ * pernet exits run before subsystem ones), so its devices are dead; close
+ * the sockets and forget the namespace.
+ */
+static __net_exit void vrdma_net_exit(struct net *net)
+{
+	struct vrdma_net *vn = net_generic(net, vrdma_net_id);
+	struct vrdma_xdev *x, *tmp;
+
+	mutex_lock(&vrdma_net_mutex);
+	list_for_each_entry_safe(x, tmp, &vn->devs, net_entry)
+		vrdma_net_unlink(x);
+	mutex_unlock(&vrdma_net_mutex);
+	WARN_ON_ONCE(vn->sk4 || vn->sk6);
+}
+
+static struct pernet_operations vrdma_net_ops = {
+	.init = vrdma_net_init,
+	.exit = vrdma_net_exit,
+	.id = &vrdma_net_id,
+	.size = sizeof(struct vrdma_net),
+};
+
+int vrdma_net_register(void)
+{
+	return register_pernet_subsys(&vrdma_net_ops);
+}
+
+void vrdma_net_unregister(void)
+{
+	unregister_pernet_subsys(&vrdma_net_ops);
+}
+
+/**
+ * vrdma_net_alloc_skb - a packet buffer for @len bytes of RoCE packet
+ * @dev: the device
+ * @len: BTH through ICRC
+ *
+ * Return: an skb with headroom for the link, IP and UDP headers, or NULL.
+ */
+struct sk_buff *vrdma_net_alloc_skb(struct vrdma_dev *dev, unsigned int len)
+{
+	struct sk_buff *skb;
+
+	skb = alloc_skb(VRDMA_NET_HEADROOM + len, GFP_KERNEL);
+	if (skb)
+		skb_reserve(skb, VRDMA_NET_HEADROOM);
+	return skb;
+}
+
+/* UDP source port: from the flow label, else from the QPNs, as rxe. */
+u16 vrdma_net_sport(const struct virtio_rdma_av *av, u32 lqpn, u32 rqpn)
+{
+	return rdma_get_udp_sport(le32_to_cpu(av->flow_label), lqpn, rqpn);
+}
+
+static void vrdma_push_udp(struct sk_buff *skb, u16 sport)
+{
+	struct udphdr *uh;
+
+	__skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh = udp_hdr(skb);
+	uh->source = htons(sport);
+	uh->dest = htons(VRDMA_ROCE_UDP_PORT);
+	uh->len = htons(skb->len);
+	/* RoCEv2 (and rxe) send no UDP checksum: the ICRC covers the data. */
+	uh->check = 0;
+}
+
+static int vrdma_prepare4(struct net *net, struct net_device *ndev,
+			  const struct virtio_rdma_av *av, const u8 *sgid,
+			  struct sk_buff *skb)
+{
+	struct flowi4 fl4 = { };
+	struct rtable *rt;
+	struct iphdr *iph;
+
+	fl4.flowi4_oif = ndev->ifindex;
+	fl4.flowi4_proto = IPPROTO_UDP;
+	memcpy(&fl4.saddr, sgid + 12, 4);
+	memcpy(&fl4.daddr, av->dgid + 12, 4);
+	rt = ip_route_output_key(net, &fl4);
+	if (IS_ERR(rt))
+		return -EHOSTUNREACH;
+
+	skb_dst_set(skb, &rt->dst);
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph = ip_hdr(skb);
+	iph->version = IPVERSION;
+	iph->ihl = sizeof(*iph) >> 2;
+	iph->tos = av->traffic_class;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = av->hop_limit ?: VRDMA_DEF_HOP_LIMIT;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = fl4.saddr;
+	iph->daddr = fl4.daddr;
+	__ip_select_ident(net, iph, 1);
+	/* The checksum is set by ip_local_out(). */
+	iph->check = 0;
+	skb->protocol = htons(ETH_P_IP);
+	return 0;
+}
+
+static int vrdma_prepare6(struct net *net, struct socket *sk6,
+			  struct net_device *ndev,
+			  const struct virtio_rdma_av *av, const u8 *sgid,
+			  struct sk_buff *skb)
+{
+	u32 flow_label = le32_to_cpu(av->flow_label);
+	struct flowi6 fl6 = { };
+	struct dst_entry *dst;
+	struct ipv6hdr *ip6h;
+
+	if (!IS_ENABLED(CONFIG_IPV6) || !ipv6_stub)
+		return -EAFNOSUPPORT;
+	fl6.flowi6_oif = ndev->ifindex;
+	fl6.flowi6_proto = IPPROTO_UDP;
+	memcpy(&fl6.saddr, sgid, sizeof(fl6.saddr));
+	memcpy(&fl6.daddr, av->dgid, sizeof(fl6.daddr));
+	fl6.flowlabel = htonl(flow_label);
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, sk6 ? sk6->sk : NULL, &fl6,
+					      NULL);
+	if (IS_ERR(dst))
+		return -EHOSTUNREACH;
+	if (dst->error) {
+		dst_release(dst);
+		return -EHOSTUNREACH;
+	}
+
+	skb_dst_set(skb, dst);
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	__skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, av->traffic_class, htonl(flow_label));
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = av->hop_limit ?: VRDMA_DEF_HOP_LIMIT;
+	ip6h->saddr = fl6.saddr;
+	ip6h->daddr = fl6.daddr;
+	skb->protocol = htons(ETH_P_IPV6);
+	return 0;
+}
+
+/**
+ * vrdma_net_prepare - route a RoCE packet and push its UDP and IP headers
+ * @dev: the device (caller holds dev->lock: the GID table is stable)
+ * @av: the destination; already validated against the GID table
+ * @skb: from vrdma_net_alloc_skb(), data = BTH .. ICRC
+ * @sport: UDP source port (vrdma_net_sport())
+ *
+ * The caller then computes the ICRC (it covers the IP and UDP headers) and
+ * calls vrdma_net_send().
+ *
+ * Return: 0, -ENODEV (no netdev), -EINVAL (bad address vector) or
+ * -EHOSTUNREACH.
+ */
+int vrdma_net_prepare(struct vrdma_dev *dev, const struct virtio_rdma_av *av,
+		      struct sk_buff *skb, u16 sport)
+{
+	const struct vrdma_gid *sgid;
+	struct net_device *ndev;
+	struct socket *sk6;
+	struct net *net;
+	int ret;
+
+	lockdep_assert_held(&dev->lock);
+
+	if (av->sgid_index >= VRDMA_GID_TBL_LEN)
+		return -EINVAL;
+	sgid = &dev->gids[av->sgid_index];
+	if (!sgid->valid)
+		return -EINVAL;
+
+	rcu_read_lock();
+	ndev = rcu_dereference(dev->netdev);
+	if (!ndev || !dev->xdev || !dev->xdev->net) {
+		ret = -ENODEV;
+		goto out;
+	}
+	net = dev_net(ndev);
+	vrdma_push_udp(skb, sport);
+	if (av->network_type == VIRTIO_RDMA_NETWORK_IPV4 &&
+	    ipv6_addr_v4mapped((const struct in6_addr *)sgid->gid)) {
+		ret = vrdma_prepare4(net, ndev, av, sgid->gid, skb);
+	} else if (av->network_type == VIRTIO_RDMA_NETWORK_IPV6 &&
+		   !ipv6_addr_v4mapped((const struct in6_addr *)sgid->gid)) {
+		sk6 = ((struct vrdma_net *)net_generic(net, vrdma_net_id))->sk6;
+		ret = vrdma_prepare6(net, sk6, ndev, av, sgid->gid, skb);
+	} else {
+		ret = -EINVAL;
+	}
+out:
+	rcu_read_unlock();
+	return ret;
+}
+
+/**
+ * vrdma_net_send - send a prepared packet
+ * @dev: the device
+ * @skb: from vrdma_net_prepare(), with its ICRC; consumed
+ *
+ * Return: 0, or a negative errno when the IP layer dropped the packet (the
+ * transport's retransmission recovers, as from any loss).
+ */
+int vrdma_net_send(struct vrdma_dev *dev, struct sk_buff *skb)
+{
+	struct dst_entry *dst = skb_dst(skb);
+	unsigned int len;
+	struct net *net;
+	int ret;
+
+	if (WARN_ON_ONCE(!dst)) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	net = dev_net(dst->dev);
+	/* Counted like RX: the UDP payload, BTH through ICRC. */
+	len = skb_tail_pointer(skb) - skb_transport_header(skb) -
+	      sizeof(struct udphdr);
+	skb->ip_summed = CHECKSUM_NONE;
+	if (skb->protocol == htons(ETH_P_IP))
+		ret = ip_local_out(net, NULL, skb);
+	else
+		ret = ip6_local_out(net, NULL, skb);
+	ret = net_xmit_eval(ret);
+	if (ret)
+		return ret < 0 ? ret : -ENOBUFS;
+	vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_TX_PACKETS);
+	atomic64_add(len, &dev->stats[VIRTIO_RDMA_STAT_TX_BYTES]);
+	return 0;
+}
