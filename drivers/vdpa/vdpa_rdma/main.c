@@ -15,6 +15,7 @@
 #include <uapi/linux/virtio_ring.h>
 
 #include "vdpa_rdma.h"
+#include "xport.h"
 
 #define VRDMA_FEATURES	(BIT_ULL(VIRTIO_F_VERSION_1) | \
 			 BIT_ULL(VIRTIO_F_ACCESS_PLATFORM) | \
@@ -328,6 +329,8 @@ static void vrdma_free(struct vdpa_device *vdpa)
 
 	/* No notifier may look at the device from here on. */
 	vrdma_dev_list_del(dev);
+	/* Nor a received packet. */
+	vrdma_net_detach(dev);
 
 	if (dev->worker) {
 		kthread_cancel_work_sync(&dev->work);
@@ -355,6 +358,7 @@ static void vrdma_free(struct vdpa_device *vdpa)
 	xa_destroy(&dev->qps);
 	kfree(dev->ev_pending);
 	kfree(dev->vqs);
+	vrdma_net_free(dev);
 	mutex_destroy(&dev->lock);
 }
 
@@ -508,7 +512,10 @@ static int vrdma_dev_add(struct vdpa_mgmt_dev *mdev, const char *name,
 	rcu_assign_pointer(dev->netdev, ndev);
 	dev->port_active = vrdma_netdev_port_active(ndev);
 	vrdma_dev_list_add(dev);
+	ret = vrdma_net_attach(dev, ndev);
 	rtnl_unlock();
+	if (ret)
+		goto err_put;
 
 	ret = _vdpa_register_device(&dev->vdpa, dev->nvqs);
 	if (ret)
@@ -574,9 +581,12 @@ static int __init vrdma_init(void)
 		put_device(&vrdma_mgmtdev_device);
 		return ret;
 	}
-	ret = vrdma_netdev_register_notifier();
+	ret = vrdma_net_register();
 	if (ret)
 		goto err_dev;
+	ret = vrdma_netdev_register_notifier();
+	if (ret)
+		goto err_net;
 	ret = vdpa_mgmtdev_register(&vrdma_mgmt_dev);
 	if (ret)
 		goto err_notifier;
@@ -584,6 +594,8 @@ static int __init vrdma_init(void)
 
 err_notifier:
 	vrdma_netdev_unregister_notifier();
+err_net:
+	vrdma_net_unregister();
 err_dev:
 	device_unregister(&vrdma_mgmtdev_device);
 	return ret;
@@ -593,6 +605,7 @@ static void __exit vrdma_exit(void)
 {
 	vdpa_mgmtdev_unregister(&vrdma_mgmt_dev);
 	vrdma_netdev_unregister_notifier();
+	vrdma_net_unregister();
 	device_unregister(&vrdma_mgmtdev_device);
 }
 

@@ -57,6 +57,7 @@
 				 VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC)
 
 struct vrdma_dev;
+struct vrdma_xdev;
 
 struct vrdma_vq {
 	struct vringh vring;
@@ -222,6 +223,9 @@ struct vrdma_dev {
 
 	atomic64_t stats[VIRTIO_RDMA_NUM_STATS];
 
+	/* RoCEv2 transport state (xport.h); NULL while not attached. */
+	struct vrdma_xdev *xdev;
+
 	/* Command buffers, used by the worker under @lock only. */
 	union {
 		struct virtio_rdma_query_port_req query_port;
@@ -274,6 +278,8 @@ bool vrdma_vq_idle(struct vrdma_vq *vq);
 void vrdma_work_fn(struct kthread_work *work);
 void vrdma_schedule(struct vrdma_dev *dev);
 int vrdma_mem_read(struct vrdma_dev *dev, u64 addr, void *buf, size_t len);
+struct page *vrdma_translate(struct vrdma_dev *dev, u64 addr, u32 perm,
+			     size_t *len, unsigned int *offset);
 int vrdma_ring_map(struct vrdma_dev *dev, struct vrdma_ring *ring, u64 addr,
 		   u32 depth, u32 stride);
 void vrdma_ring_unmap(struct vrdma_ring *ring);

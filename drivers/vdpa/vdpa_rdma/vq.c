@@ -11,6 +11,7 @@
 #include <linux/vmalloc.h>
 
 #include "vdpa_rdma.h"
+#include "xport.h"
 
 /* Bounds the time the worker holds the device lock in one pass. */
 #define VRDMA_WORK_BUDGET	64
@@ -105,6 +106,8 @@ void vrdma_work_fn(struct kthread_work *work)
 			more |= vrdma_doorbells_process(dev,
 							VIRTIO_RDMA_DOORBELLQ(i));
 	}
+	/* Received RoCE packets (xport.h) */
+	more |= vrdma_rx_process(dev);
 	for (i = 0; i < dev->nqp; i++) {
 		if (dev->vqs[VIRTIO_RDMA_EVENTQ(i)].ready)
 			more |= vrdma_events_deliver(dev, i);
@@ -119,8 +122,8 @@ out:
  * Translate one chunk of [addr, addr + len) that stays within one IOTLB
  * entry and one page; returns the page and the offset in it.
  */
-static struct page *vrdma_translate(struct vrdma_dev *dev, u64 addr, u32 perm,
-				    size_t *len, unsigned int *offset)
+struct page *vrdma_translate(struct vrdma_dev *dev, u64 addr, u32 perm,
+			     size_t *len, unsigned int *offset)
 {
 	struct vhost_iotlb_map *map;
 	u64 pa, room;
