@@ -183,6 +183,20 @@ static int vrdma_build_send(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	return 0;
 }
 
+/*
+ * In ERR the device only flushes WQEs, so any WR is accepted as it is: the
+ * marker ib_drain_sq() posts is an RDMA WRITE even on UD QPs.
+ */
+static void vrdma_build_flush(const struct ib_send_wr *wr, void *slot)
+{
+	struct virtio_rdma_sq_wqe *wqe = slot;
+
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = cpu_to_le64(wr->wr_id);
+	wqe->opcode = VIRTIO_RDMA_WR_SEND;
+	wqe->flags = VIRTIO_RDMA_WQE_F_SIGNALED;
+}
+
 int vrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)
 {
@@ -209,8 +223,11 @@ int vrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			err = -ENOMEM;
 			break;
 		}
-		err = vrdma_build_send(dev, qp, wr,
-				       vrdma_ring_entry(ring, ring->head));
+		if (state == IB_QPS_ERR)
+			vrdma_build_flush(wr, vrdma_ring_entry(ring, ring->head));
+		else
+			err = vrdma_build_send(dev, qp, wr,
+					       vrdma_ring_entry(ring, ring->head));
 		if (err)
 			break;
 		ring->head++;
