@@ -12,6 +12,8 @@
  * in the device worker under the same lock), so a looked-up MR stays valid
  * until the caller drops the lock.
  */
+#include <kunit/visibility.h>
+#include <linux/export.h>
 #include <linux/highmem.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -73,6 +75,7 @@ struct vrdma_mr *vrdma_mr_check(struct vrdma_dev *dev, struct vrdma_pd *pd,
 	}
 	return mr;
 }
+EXPORT_SYMBOL_IF_KUNIT(vrdma_mr_check);
 
 /*
  * DMA address of @addr inside @mr and the number of bytes (at most @len)
@@ -143,6 +146,7 @@ out:
 	spin_unlock(&dev->iotlb_lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(vrdma_mr_copy);
 
 /**
  * vrdma_mr_atomic - 8-byte atomic operation on checked MR memory
@@ -204,6 +208,7 @@ int vrdma_mr_atomic(struct vrdma_dev *dev, struct vrdma_mr *mr, u64 addr,
 	*orig = old;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(vrdma_mr_atomic);
 
 static u32 vrdma_sge_len(const struct virtio_rdma_sge *sge)
 {
@@ -247,6 +252,7 @@ int vrdma_sgl_check(struct vrdma_dev *dev, struct vrdma_pd *pd,
 	*total = sum;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(vrdma_sgl_check);
 
 /**
  * vrdma_sgl_copy - copy between a buffer and a part of an SGE list
@@ -296,6 +302,7 @@ int vrdma_sgl_copy(struct vrdma_dev *dev, struct vrdma_pd *pd,
 	}
 	return len ? -EMSGSIZE : 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(vrdma_sgl_copy);
 
 /**
  * vrdma_mr_fast_reg - execute a REG_MR work request
@@ -359,6 +366,7 @@ int vrdma_mr_fast_reg(struct vrdma_dev *dev, struct vrdma_pd *pd,
 	mr->valid = true;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(vrdma_mr_fast_reg);
 
 /**
  * vrdma_mr_invalidate - LOCAL_INV or an incoming SEND_WITH_INV
@@ -382,3 +390,4 @@ int vrdma_mr_invalidate(struct vrdma_dev *dev, struct vrdma_pd *pd, u32 key)
 	mr->valid = false;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(vrdma_mr_invalidate);

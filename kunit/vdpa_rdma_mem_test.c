@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The device's data memory access (drivers/vdpa/vdpa_rdma/mem.c): the key
+ * checks in the order the spec gives them, I/O virtual address translation
+ * through page-list MRs (pages deliberately out of order, accesses crossing
+ * page boundaries), SGE lists with offsets and empty SGEs, 8-byte atomics,
+ * and the fast-registration state machine (REG_MR, LOCAL_INV, stale keys).
+ * The device here is a bare struct with an identity IOTLB, as when bound to
+ * virtio_vdpa.  Test bodies use EXPECT only: they hold dev->lock, as the
+ * data path does, and must reach the unlock.
+ */
+#include <kunit/test.h>
+#include <linux/highmem.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "../drivers/vdpa/vdpa_rdma/vdpa_rdma.h"
+#include "../drivers/vdpa/vdpa_rdma/xport.h"
+
+#define IOVA		0x10800ULL	/* 2 KiB into its first 4 KiB page */
+#define MR_LEN		4096ULL
+#define KEY(idx, b)	((u32)(idx) << VIRTIO_RDMA_KEY_INDEX_SHIFT | (b))
+
+struct env {
+	struct vrdma_dev *dev;
+	struct vrdma_pd pd, pd2;
+	struct page *pg[3];		/* data pages, page-list page */
+	u64 pages[2];
+	struct vrdma_mr user, dma, fast;
+};
+
+static u64 phys(struct page *p)
+{
+	return page_to_phys(p);
+}
+
+static int env_init(struct kunit *test)
+{
+	struct env *e;
+	int i;
+
+	e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	test->priv = e;
+	e->dev = kunit_kzalloc(test, sizeof(*e->dev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e->dev);
+	mutex_init(&e->dev->lock);
+	spin_lock_init(&e->dev->iotlb_lock);
+	vhost_iotlb_init(&e->dev->iotlb, 16, 0);
+	KUNIT_ASSERT_EQ(test, vhost_iotlb_add_range(&e->dev->iotlb, 0,
+						    ULONG_MAX, 0,
+						    VHOST_MAP_RW), 0);
+	xa_init(&e->dev->mrs);
+	e->dev->features = BIT_ULL(VIRTIO_RDMA_F_ATOMIC);
+
+	for (i = 0; i < 3; i++) {
+		e->pg[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		KUNIT_ASSERT_NOT_NULL(test, e->pg[i]);
+	}
+	/* The MR's first page is pg[1], its second pg[0]. */
+	e->pages[0] = phys(e->pg[1]);
+	e->pages[1] = phys(e->pg[0]);
+
+	e->user = (struct vrdma_mr) {
+		.index = 1, .key = KEY(1, 0x11), .kind = VRDMA_MR_USER,
+		.valid = true, .access = VIRTIO_RDMA_ACCESS_LOCAL_WRITE |
+					  VIRTIO_RDMA_ACCESS_REMOTE_WRITE |
+					  VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC,
+		.pd = &e->pd, .iova = IOVA, .length = MR_LEN,
+		.page_shift = PAGE_SHIFT, .npages = 2, .pages = e->pages,
+	};
+	e->dma = (struct vrdma_mr) {
+		.index = 2, .key = KEY(2, 0x22), .kind = VRDMA_MR_DMA,
+		.valid = true, .access = VIRTIO_RDMA_ACCESS_LOCAL_WRITE,
+		.pd = &e->pd, .iova = 0, .length = U64_MAX,
+	};
+	e->fast = (struct vrdma_mr) {
+		.index = 3, .key = KEY(3, 0), .kind = VRDMA_MR_FAST,
+		.valid = false, .pd = &e->pd, .max_pages = 4,
+		.page_list_addr = phys(e->pg[2]),
+	};
+	KUNIT_ASSERT_EQ(test, xa_err(xa_store(&e->dev->mrs, 1, &e->user,
+					      GFP_KERNEL)), 0);
+	KUNIT_ASSERT_EQ(test, xa_err(xa_store(&e->dev->mrs, 2, &e->dma,
+					      GFP_KERNEL)), 0);
+	KUNIT_ASSERT_EQ(test, xa_err(xa_store(&e->dev->mrs, 3, &e->fast,
+					      GFP_KERNEL)), 0);
+	return 0;
+}
+
+static void env_exit(struct kunit *test)
+{
+	struct env *e = test->priv;
+	int i;
+
+	if (!e || !e->dev)
+		return;
+	kvfree(e->fast.pages);
+	xa_destroy(&e->dev->mrs);
+	vhost_iotlb_reset(&e->dev->iotlb);
+	for (i = 0; i < 3; i++)
+		if (e->pg[i])
+			__free_page(e->pg[i]);
+}
+
+static int check(struct env *e, struct vrdma_pd *pd, u32 key, u32 access,
+		 u64 addr, u64 len)
+{
+	int err = 0;
+
+	if (vrdma_mr_check(e->dev, pd, key, access, addr, len, &err))
+		return 0;
+	return err;
+}
+
+static void key_checks(struct kunit *test)
+{
+	struct env *e = test->priv;
+	u32 lw = VIRTIO_RDMA_ACCESS_LOCAL_WRITE;
+
+	mutex_lock(&e->dev->lock);
+
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(1, 0x11), lw, IOVA, MR_LEN),
+			0);
+	/* Empty and out-of-range indices, stale key byte. */
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(9, 0x11), 0, IOVA, 1),
+			VRDMA_MEM_ENOKEY);
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd, 0xffffffff, 0, IOVA, 1),
+			VRDMA_MEM_ENOKEY);
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(1, 0x12), 0, IOVA, 1),
+			VRDMA_MEM_ENOKEY);
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd2, KEY(1, 0x11), 0, IOVA, 1),
+			VRDMA_MEM_EPD);
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(1, 0x11),
+				    VIRTIO_RDMA_ACCESS_REMOTE_READ, IOVA, 1),
+			VRDMA_MEM_EACCESS);
+	/* Bounds: before, after, straddling the end, wrapping. */
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(1, 0x11), 0, IOVA - 1, 1),
+			VRDMA_MEM_ERANGE);
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(1, 0x11), 0, IOVA + MR_LEN,
+				    1), VRDMA_MEM_ERANGE);
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(1, 0x11), 0,
+				    IOVA + MR_LEN - 8, 9), VRDMA_MEM_ERANGE);
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(1, 0x11), 0, IOVA + 8,
+				    U64_MAX - 4), VRDMA_MEM_ERANGE);
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(1, 0x11), 0,
+				    IOVA + MR_LEN, 0), 0);
+	/* A free fast-registration MR. */
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(3, 0), 0, 0, 1),
+			VRDMA_MEM_EINVALID);
+	/* A DMA MR covers every address. */
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(2, 0x22), lw, U64_MAX - 8,
+				    8), 0);
+	mutex_unlock(&e->dev->lock);
+}
+
+static void copy_crosses_pages(struct kunit *test)
+{
+	struct env *e = test->priv;
+	u8 out[256], in[256];
+	u8 *p0, *p1;
+	int i;
+
+	mutex_lock(&e->dev->lock);
+
+	for (i = 0; i < sizeof(out); i++)
+		out[i] = i ^ 0x5a;
+	/* IOVA + 0x780 is 0xf80 into the MR's first page (pg[1]). */
+	KUNIT_EXPECT_EQ(test, vrdma_mr_copy(e->dev, &e->user, IOVA + 0x780,
+					    out, sizeof(out), VRDMA_TO_MEM), 0);
+	p0 = page_address(e->pg[0]);
+	p1 = page_address(e->pg[1]);
+	KUNIT_EXPECT_MEMEQ(test, p1 + 0xf80, out, 128);
+	KUNIT_EXPECT_MEMEQ(test, p0, out + 128, 128);
+	memset(in, 0, sizeof(in));
+	KUNIT_EXPECT_EQ(test, vrdma_mr_copy(e->dev, &e->user, IOVA + 0x780,
+					    in, sizeof(in), VRDMA_FROM_MEM), 0);
+	KUNIT_EXPECT_MEMEQ(test, in, out, sizeof(out));
+
+	/* The same bytes through the DMA MR. */
+	memset(in, 0, sizeof(in));
+	KUNIT_EXPECT_EQ(test, vrdma_mr_copy(e->dev, &e->dma,
+					    phys(e->pg[1]) + 0xf80, in, 128,
+					    VRDMA_FROM_MEM), 0);
+	KUNIT_EXPECT_MEMEQ(test, in, out, 128);
+	mutex_unlock(&e->dev->lock);
+}
+
+static void set_sge(struct virtio_rdma_sge *s, u64 addr, u32 len, u32 key)
+{
+	s->addr = cpu_to_le64(addr);
+	s->length = cpu_to_le32(len);
+	s->lkey = cpu_to_le32(key);
+}
+
+static void sge_lists(struct kunit *test)
+{
+	struct env *e = test->priv;
+	u32 lw = VIRTIO_RDMA_ACCESS_LOCAL_WRITE;
+	struct virtio_rdma_sge sge[3];
+	u8 buf[100], back[100];
+	u64 total = 0;
+	int i;
+
+	mutex_lock(&e->dev->lock);
+
+	set_sge(&sge[0], IOVA, 10, KEY(1, 0x11));
+	set_sge(&sge[1], 0, 0, 0xdeadbeef);	/* empty: never checked */
+	set_sge(&sge[2], IOVA + 0x800, 90, KEY(1, 0x11));
+	KUNIT_EXPECT_EQ(test, vrdma_sgl_check(e->dev, &e->pd, sge, 3, lw,
+					      &total), 0);
+	KUNIT_EXPECT_EQ(test, total, 100);
+
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = i;
+	/* 95 bytes from offset 5: 5 into SGE 0, 90 into SGE 2. */
+	KUNIT_EXPECT_EQ(test, vrdma_sgl_copy(e->dev, &e->pd, sge, 3, lw, 5,
+					     buf, 95, VRDMA_TO_MEM), 0);
+	KUNIT_EXPECT_MEMEQ(test, (u8 *)page_address(e->pg[1]) + 0x805, buf, 5);
+	KUNIT_EXPECT_MEMEQ(test, page_address(e->pg[0]),
+			   buf + 5, 90);
+	KUNIT_EXPECT_EQ(test, vrdma_sgl_copy(e->dev, &e->pd, sge, 3, 0, 5,
+					     back, 95, VRDMA_FROM_MEM), 0);
+	KUNIT_EXPECT_MEMEQ(test, back, buf, 95);
+
+	/* Past the end of the list, and a bad key on the way. */
+	KUNIT_EXPECT_EQ(test, vrdma_sgl_copy(e->dev, &e->pd, sge, 3, lw, 5,
+					     buf, 96, VRDMA_TO_MEM), -EMSGSIZE);
+	set_sge(&sge[2], IOVA + 0x800, 90, KEY(1, 0x10));
+	KUNIT_EXPECT_EQ(test, vrdma_sgl_check(e->dev, &e->pd, sge, 3, lw,
+					      &total), VRDMA_MEM_ENOKEY);
+	KUNIT_EXPECT_EQ(test, vrdma_sgl_copy(e->dev, &e->pd, sge, 3, lw, 0,
+					     buf, 20, VRDMA_TO_MEM),
+			VRDMA_MEM_ENOKEY);
+	mutex_unlock(&e->dev->lock);
+}
+
+static void atomics(struct kunit *test)
+{
+	struct env *e = test->priv;
+	u64 *word = page_address(e->pg[1]) + 0x808;	/* IOVA + 8 */
+	u64 orig = 0;
+
+	mutex_lock(&e->dev->lock);
+
+	*word = 100;
+	KUNIT_EXPECT_EQ(test, vrdma_mr_atomic(e->dev, &e->user, IOVA + 8,
+					      VRDMA_ATOMIC_FETCH_ADD, 5, 0,
+					      &orig), 0);
+	KUNIT_EXPECT_EQ(test, orig, 100);
+	KUNIT_EXPECT_EQ(test, *word, 105);
+	/* Compare fails: unchanged, original returned. */
+	KUNIT_EXPECT_EQ(test, vrdma_mr_atomic(e->dev, &e->user, IOVA + 8,
+					      VRDMA_ATOMIC_CMP_SWP, 1, 7,
+					      &orig), 0);
+	KUNIT_EXPECT_EQ(test, orig, 105);
+	KUNIT_EXPECT_EQ(test, *word, 105);
+	KUNIT_EXPECT_EQ(test, vrdma_mr_atomic(e->dev, &e->user, IOVA + 8,
+					      VRDMA_ATOMIC_CMP_SWP, 105, 7,
+					      &orig), 0);
+	KUNIT_EXPECT_EQ(test, orig, 105);
+	KUNIT_EXPECT_EQ(test, *word, 7);
+	KUNIT_EXPECT_EQ(test, vrdma_mr_atomic(e->dev, &e->user, IOVA + 4,
+					      VRDMA_ATOMIC_FETCH_ADD, 1, 0,
+					      &orig), -EINVAL);
+	mutex_unlock(&e->dev->lock);
+}
+
+static void reg_wr(struct virtio_rdma_wqe_reg_mr *w, u32 key, u64 iova,
+		   u64 len, u32 npages)
+{
+	memset(w, 0, sizeof(*w));
+	w->key = cpu_to_le32(key);
+	w->access_flags = cpu_to_le32(VIRTIO_RDMA_ACCESS_LOCAL_WRITE |
+				      VIRTIO_RDMA_ACCESS_REMOTE_READ);
+	w->iova = cpu_to_le64(iova);
+	w->length = cpu_to_le64(len);
+	w->page_shift = cpu_to_le32(PAGE_SHIFT);
+	w->npages = cpu_to_le32(npages);
+}
+
+static void fast_registration(struct kunit *test)
+{
+	struct env *e = test->priv;
+	__le64 *pl = page_address(e->pg[2]);
+	struct virtio_rdma_wqe_reg_mr w;
+	u32 key = KEY(3, 0x77);
+	u8 buf[16] = "fast-registered";
+
+	mutex_lock(&e->dev->lock);
+
+	pl[0] = cpu_to_le64(phys(e->pg[0]));
+	pl[1] = cpu_to_le64(phys(e->pg[1]));
+
+	/* npages must match iova and length; a misaligned page is refused. */
+	reg_wr(&w, key, 0x5000, 0x1000, 2);
+	KUNIT_EXPECT_EQ(test, vrdma_mr_fast_reg(e->dev, &e->pd, &w), -EINVAL);
+	reg_wr(&w, key, 0x5000, 0x2000, 2);
+	KUNIT_EXPECT_EQ(test, vrdma_mr_fast_reg(e->dev, &e->pd2, &w), -EINVAL);
+	pl[1] = cpu_to_le64(phys(e->pg[1]) + 8);
+	KUNIT_EXPECT_EQ(test, vrdma_mr_fast_reg(e->dev, &e->pd, &w), -EINVAL);
+	KUNIT_EXPECT_FALSE(test, e->fast.valid);
+	pl[1] = cpu_to_le64(phys(e->pg[1]));
+
+	KUNIT_EXPECT_EQ(test, vrdma_mr_fast_reg(e->dev, &e->pd, &w), 0);
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(3, 0), 0, 0x5000, 1),
+			VRDMA_MEM_ENOKEY);
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd, key,
+				    VIRTIO_RDMA_ACCESS_REMOTE_READ, 0x5000,
+				    0x2000), 0);
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd, key,
+				    VIRTIO_RDMA_ACCESS_REMOTE_WRITE, 0x5000,
+				    1), VRDMA_MEM_EACCESS);
+	KUNIT_EXPECT_EQ(test, vrdma_mr_copy(e->dev, &e->fast, 0x6000, buf,
+					    sizeof(buf), VRDMA_TO_MEM), 0);
+	KUNIT_EXPECT_MEMEQ(test, page_address(e->pg[1]), buf, sizeof(buf));
+	/* A valid MR cannot be registered again before invalidation. */
+	KUNIT_EXPECT_EQ(test, vrdma_mr_fast_reg(e->dev, &e->pd, &w), -EINVAL);
+
+	KUNIT_EXPECT_EQ(test, vrdma_mr_invalidate(e->dev, &e->pd, KEY(3, 0x78)),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vrdma_mr_invalidate(e->dev, &e->pd2, key),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vrdma_mr_invalidate(e->dev, &e->pd,
+						  KEY(1, 0x11)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vrdma_mr_invalidate(e->dev, &e->pd, key), 0);
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd, key, 0, 0x5000, 1),
+			VRDMA_MEM_EINVALID);
+	KUNIT_EXPECT_EQ(test, vrdma_mr_invalidate(e->dev, &e->pd, key),
+			-EINVAL);
+	mutex_unlock(&e->dev->lock);
+}
+
+static struct kunit_case vdpa_rdma_mem_cases[] = {
+	KUNIT_CASE(key_checks),
+	KUNIT_CASE(copy_crosses_pages),
+	KUNIT_CASE(sge_lists),
+	KUNIT_CASE(atomics),
+	KUNIT_CASE(fast_registration),
+	{}
+};
+
+static struct kunit_suite vdpa_rdma_mem_suite = {
+	.name = "vdpa_rdma_mem",
+	.init = env_init,
+	.exit = env_exit,
+	.test_cases = vdpa_rdma_mem_cases,
+};
+
+kunit_test_suite(vdpa_rdma_mem_suite);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("KUnit: vdpa_rdma data memory access (keys, MRs, atomics)");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
