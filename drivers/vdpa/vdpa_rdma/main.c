@@ -86,8 +86,8 @@ static void vrdma_set_vq_ready(struct vdpa_device *vdpa, u16 idx, bool ready)
 	struct vrdma_vq *vq = vrdma_vq(vdpa, idx);
 
 	mutex_lock(&dev->lock);
-	if (ready && !vq->ready)
-		vrdma_vq_ready(dev, vq);
+	if (ready && !vq->ready && vrdma_vq_ready(dev, vq))
+		ready = false;
 	vq->ready = ready;
 	mutex_unlock(&dev->lock);
 }

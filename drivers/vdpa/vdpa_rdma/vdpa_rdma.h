@@ -272,7 +272,7 @@ static inline bool vrdma_has_feature(struct vrdma_dev *dev, unsigned int bit)
 
 /* vq.c */
 void vrdma_vqs_reset(struct vrdma_dev *dev);
-void vrdma_vq_ready(struct vrdma_dev *dev, struct vrdma_vq *vq);
+int vrdma_vq_ready(struct vrdma_dev *dev, struct vrdma_vq *vq);
 void vrdma_vq_complete(struct vrdma_vq *vq, u32 len);
 bool vrdma_vq_idle(struct vrdma_vq *vq);
 void vrdma_work_fn(struct kthread_work *work);

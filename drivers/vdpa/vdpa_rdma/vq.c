@@ -24,18 +24,23 @@ static void vrdma_vq_notify(struct vringh *vring)
 		vq->cb.callback(vq->cb.private);
 }
 
-void vrdma_vq_ready(struct vrdma_dev *dev, struct vrdma_vq *vq)
+int vrdma_vq_ready(struct vrdma_dev *dev, struct vrdma_vq *vq)
 {
 	u16 last_avail_idx = vq->vring.last_avail_idx;
+	int ret;
 
-	vringh_init_iotlb(&vq->vring, dev->features, vq->num, true,
-			  (struct vring_desc *)(uintptr_t)vq->desc_addr,
-			  (struct vring_avail *)(uintptr_t)vq->driver_addr,
-			  (struct vring_used *)(uintptr_t)vq->device_addr);
+	/* A bad size leaves the old ring in place: never use it then. */
+	ret = vringh_init_iotlb(&vq->vring, dev->features, vq->num, true,
+				(struct vring_desc *)(uintptr_t)vq->desc_addr,
+				(struct vring_avail *)(uintptr_t)vq->driver_addr,
+				(struct vring_used *)(uintptr_t)vq->device_addr);
+	if (ret)
+		return ret;
 	/* No in-flight buffers survive a (re)start: used catches up. */
 	vq->vring.last_avail_idx = last_avail_idx;
 	vq->vring.last_used_idx = last_avail_idx;
 	vq->vring.notify = vrdma_vq_notify;
+	return 0;
 }
 
 void vrdma_vqs_reset(struct vrdma_dev *dev)
