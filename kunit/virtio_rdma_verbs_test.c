@@ -630,11 +630,11 @@ static void vrt_port(struct kunit *test)
 
 static struct kunit_case vrt_cases[] = {
 	KUNIT_CASE(vrt_port),
-	KUNIT_CASE(vrt_pd_loop),
-	KUNIT_CASE(vrt_cq_loop),
-	KUNIT_CASE(vrt_qp_rc_loop),
-	KUNIT_CASE(vrt_qp_ud_loop),
-	KUNIT_CASE(vrt_mr_loop),
+	KUNIT_CASE_SLOW(vrt_pd_loop),
+	KUNIT_CASE_SLOW(vrt_cq_loop),
+	KUNIT_CASE_SLOW(vrt_qp_rc_loop),
+	KUNIT_CASE_SLOW(vrt_qp_ud_loop),
+	KUNIT_CASE_SLOW(vrt_mr_loop),
 	KUNIT_CASE(vrt_ah_loop),
 	KUNIT_CASE(vrt_limits),
 	KUNIT_CASE(vrt_bad_transitions),
