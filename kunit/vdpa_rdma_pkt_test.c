@@ -812,6 +812,8 @@ static void roce_psn_arith(struct kunit *test)
 	/* Exactly 2^23 apart: each is before the other. */
 	KUNIT_EXPECT_TRUE(test, roce_psn_before(0x800000, 0));
 	KUNIT_EXPECT_TRUE(test, roce_psn_before(0, 0x800000));
+	KUNIT_EXPECT_EQ(test, roce_psn_diff(ROCE_PSN_WINDOW, 0),
+			-(s32)ROCE_PSN_WINDOW);
 
 	KUNIT_EXPECT_TRUE(test, roce_psn_in_range(0xfffffe, 0xfffffe, 4));
 	KUNIT_EXPECT_TRUE(test, roce_psn_in_range(0x000001, 0xfffffe, 4));

@@ -168,18 +168,14 @@ struct roce_deth {
 #define ROCE_DETH_BYTES		8
 #define ROCE_ICRC_BYTES		4
 
-static inline void roce_hdr_size_checks(void)
-{
-	BUILD_BUG_ON(sizeof(struct roce_bth) != ROCE_BTH_BYTES);
-	BUILD_BUG_ON(sizeof(struct roce_reth) != ROCE_RETH_BYTES);
-	BUILD_BUG_ON(sizeof(struct roce_aeth) != ROCE_AETH_BYTES);
-	BUILD_BUG_ON(sizeof(struct roce_atomiceth) != ROCE_ATOMICETH_BYTES);
-	BUILD_BUG_ON(sizeof(struct roce_atomicacketh) !=
-		     ROCE_ATOMICACKETH_BYTES);
-	BUILD_BUG_ON(sizeof(struct roce_immdt) != ROCE_IMMDT_BYTES);
-	BUILD_BUG_ON(sizeof(struct roce_ieth) != ROCE_IETH_BYTES);
-	BUILD_BUG_ON(sizeof(struct roce_deth) != ROCE_DETH_BYTES);
-}
+static_assert(sizeof(struct roce_bth) == ROCE_BTH_BYTES);
+static_assert(sizeof(struct roce_reth) == ROCE_RETH_BYTES);
+static_assert(sizeof(struct roce_aeth) == ROCE_AETH_BYTES);
+static_assert(sizeof(struct roce_atomiceth) == ROCE_ATOMICETH_BYTES);
+static_assert(sizeof(struct roce_atomicacketh) == ROCE_ATOMICACKETH_BYTES);
+static_assert(sizeof(struct roce_immdt) == ROCE_IMMDT_BYTES);
+static_assert(sizeof(struct roce_ieth) == ROCE_IETH_BYTES);
+static_assert(sizeof(struct roce_deth) == ROCE_DETH_BYTES);
 
 static inline u64 roce_get_be64(const __be32 *hi, const __be32 *lo)
 {
