@@ -182,8 +182,8 @@ int vrdma_roce_parse(const void *buf, size_t len, struct roce_pkt *pkt)
 
 	p += ROCE_BTH_BYTES;
 	if (info->hdrs & ROCE_HDR_DETH) {
-		pkt->deth.qkey = roce_deth_qkey((const struct roce_deth *)p);
-		pkt->deth.sqpn = roce_deth_sqpn((const struct roce_deth *)p);
+		pkt->deth.qkey = roce_deth_qkey((const void *)p);
+		pkt->deth.sqpn = roce_deth_sqpn((const void *)p);
 		p += ROCE_DETH_BYTES;
 	}
 	if (info->hdrs & ROCE_HDR_RETH) {
