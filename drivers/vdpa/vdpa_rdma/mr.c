@@ -128,9 +128,18 @@ static int vrdma_read_page_list(struct vrdma_dev *dev, u64 *pages, u32 npages,
 	int status;
 
 	if (!indirect) {
-		if (vrdma_mem_read(dev, addr, pages, (size_t)npages * 8))
-			return VIRTIO_RDMA_STATUS_FAULT;
-		return vrdma_pages_check(pages, npages, page_shift);
+		/* Large lists: let others run between pages of the list. */
+		for (i = 0; i < npages; i += n) {
+			n = min_t(u32, npages - i, VRDMA_PL_PER_PAGE);
+			if (vrdma_mem_read(dev, addr + (u64)i * 8, pages + i,
+					   (size_t)n * 8))
+				return VIRTIO_RDMA_STATUS_FAULT;
+			status = vrdma_pages_check(pages + i, n, page_shift);
+			if (status)
+				return status;
+			cond_resched();
+		}
+		return VIRTIO_RDMA_STATUS_OK;
 	}
 
 	nind = DIV_ROUND_UP(npages, VRDMA_PL_PER_PAGE);
@@ -156,6 +165,7 @@ static int vrdma_read_page_list(struct vrdma_dev *dev, u64 *pages, u32 npages,
 					   page_shift);
 		if (status)
 			goto out;
+		cond_resched();
 	}
 out:
 	kvfree(ind);

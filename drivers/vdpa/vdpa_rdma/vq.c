@@ -154,30 +154,30 @@ int vrdma_mem_read(struct vrdma_dev *dev, u64 addr, void *buf, size_t len)
 	struct page *page;
 	size_t chunk;
 	void *va;
-	int ret = 0;
 
 	if (!len)
 		return 0;
 	if (addr + len - 1 < addr)
 		return -EFAULT;
 
-	spin_lock(&dev->iotlb_lock);
 	while (len) {
+		/* One page per lock hold: reads can be megabytes long. */
+		spin_lock(&dev->iotlb_lock);
 		chunk = len;
 		page = vrdma_translate(dev, addr, VHOST_MAP_RO, &chunk, &offset);
 		if (!page) {
-			ret = -EFAULT;
-			break;
+			spin_unlock(&dev->iotlb_lock);
+			return -EFAULT;
 		}
 		va = kmap_local_page(page);
 		memcpy(buf, va + offset, chunk);
 		kunmap_local(va);
+		spin_unlock(&dev->iotlb_lock);
 		buf += chunk;
 		addr += chunk;
 		len -= chunk;
 	}
-	spin_unlock(&dev->iotlb_lock);
-	return ret;
+	return 0;
 }
 
 /*
