@@ -177,6 +177,11 @@ static void vrdma_ctrl_one(struct vrdma_dev *dev, struct vrdma_vq *vq)
 
 	memset(&dev->resp, 0, desc->resp_size);
 	status = desc->fn(dev);
+	/*
+	 * Events the command raised (COMP after a flush, SQ_DRAINED) reach
+	 * the eventqs before the command completes, buffers permitting.
+	 */
+	vrdma_events_deliver_all(dev);
 	if (status == VIRTIO_RDMA_STATUS_OK && desc->resp_size) {
 		rhdr.status = cpu_to_le32(status);
 		ret = vringh_iov_push_iotlb(&vq->vring, &vq->wiov, &rhdr,

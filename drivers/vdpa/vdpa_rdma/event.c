@@ -144,3 +144,12 @@ bool vrdma_events_deliver(struct vrdma_dev *dev, u16 eventq)
 	}
 	return true;
 }
+
+void vrdma_events_deliver_all(struct vrdma_dev *dev)
+{
+	u16 i;
+
+	for (i = 0; i < dev->nqp; i++)
+		if (dev->vqs[VIRTIO_RDMA_EVENTQ(i)].ready)
+			vrdma_events_deliver(dev, i);
+}

@@ -298,6 +298,7 @@ void vrdma_event_raise(struct vrdma_dev *dev, struct vrdma_event *ev, u32 data);
 void vrdma_event_cancel(struct vrdma_dev *dev, struct vrdma_event *ev);
 void vrdma_events_discard(struct vrdma_dev *dev);
 bool vrdma_events_deliver(struct vrdma_dev *dev, u16 eventq);
+void vrdma_events_deliver_all(struct vrdma_dev *dev);
 
 /* doorbell.c */
 bool vrdma_doorbells_process(struct vrdma_dev *dev, u16 qidx);
