@@ -204,6 +204,7 @@ static void vrdma_do_reset(struct vrdma_dev *dev, u32 flags)
 	lockdep_assert_held(&dev->lock);
 
 	dev->running = false;
+	vrdma_rx_purge(dev);
 	vrdma_events_discard(dev);
 	vrdma_qps_destroy(dev);
 	vrdma_cqs_destroy(dev);

@@ -9,6 +9,7 @@
 
 #include "qp_state.h"
 #include "vdpa_rdma.h"
+#include "xport.h"
 
 #define VRDMA_SQ_HDR		64	/* struct virtio_rdma_sq_wqe */
 #define VRDMA_RQ_HDR		16	/* struct virtio_rdma_rq_wqe */
@@ -135,6 +136,7 @@ static void vrdma_qp_free(struct vrdma_dev *dev, struct vrdma_qp *qp)
 {
 	int i;
 
+	vrdma_xqp_destroy(dev, qp);
 	for (i = 0; i < VRDMA_QP_NR_EV; i++)
 		vrdma_event_cancel(dev, &qp->ev[i]);
 	xa_erase(&dev->qps, qp->qpn);
@@ -197,6 +199,11 @@ int vrdma_cmd_create_qp(struct vrdma_dev *dev)
 	if (ret < 0) {
 		status = ret == -EBUSY ? VIRTIO_RDMA_STATUS_NOSPC :
 					 VIRTIO_RDMA_STATUS_NOMEM;
+		goto err_rings;
+	}
+	if (vrdma_xqp_create(dev, qp)) {
+		xa_erase(&dev->qps, qpn);
+		status = VIRTIO_RDMA_STATUS_NOMEM;
 		goto err_rings;
 	}
 
@@ -436,6 +443,7 @@ static void vrdma_qp_enter(struct vrdma_dev *dev, struct vrdma_qp *qp,
 {
 	u8 cur = qp->state;
 
+	vrdma_xqp_state(dev, qp, next);
 	qp->state = next;
 	qp->attr.qp_state = next;
 	qp->attr.cur_qp_state = next;
@@ -532,6 +540,15 @@ void vrdma_qp_doorbell(struct vrdma_dev *dev, struct vrdma_qp *qp, u32 type)
 {
 	if (qp->state == VIRTIO_RDMA_QPS_ERR)
 		vrdma_flush_wq(dev, qp, type == VIRTIO_RDMA_DOORBELL_SQ);
+	else if (type == VIRTIO_RDMA_DOORBELL_SQ)
+		vrdma_xqp_kick(dev, qp);
+}
+
+/* The data path's asynchronous move to ERR (the caller sends the event). */
+void vrdma_qp_set_err(struct vrdma_dev *dev, struct vrdma_qp *qp)
+{
+	if (qp->state != VIRTIO_RDMA_QPS_ERR)
+		vrdma_qp_enter(dev, qp, VIRTIO_RDMA_QPS_ERR);
 }
 
 /* Reset: no completions are written. */

@@ -165,6 +165,7 @@ struct vrdma_qp {
 	u32 rq_cons;
 	struct virtio_rdma_qp_attr attr;	/* as last set by MODIFY_QP */
 	struct vrdma_event ev[VRDMA_QP_NR_EV];
+	struct vrdma_xqp *xqp;		/* transport state (xport.h) */
 	struct rcu_head rcu;
 };
 
@@ -343,6 +344,7 @@ int vrdma_cmd_modify_qp(struct vrdma_dev *dev);
 int vrdma_cmd_query_qp(struct vrdma_dev *dev);
 int vrdma_cmd_destroy_qp(struct vrdma_dev *dev);
 void vrdma_qp_doorbell(struct vrdma_dev *dev, struct vrdma_qp *qp, u32 type);
+void vrdma_qp_set_err(struct vrdma_dev *dev, struct vrdma_qp *qp);
 void vrdma_qps_destroy(struct vrdma_dev *dev);
 
 /* gid.c */
