@@ -214,6 +214,8 @@ int vrdma_net_attach(struct vrdma_dev *dev, struct net_device *ndev)
 	x->dev = dev;
 	skb_queue_head_init(&x->rxq);
 	INIT_LIST_HEAD(&x->net_entry);
+	spin_lock_init(&x->pend_lock);
+	INIT_LIST_HEAD(&x->pend);
 
 	mutex_lock(&vrdma_net_mutex);
 	vn = net_generic(net, vrdma_net_id);

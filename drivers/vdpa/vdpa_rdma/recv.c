@@ -3,20 +3,71 @@
  * vdpa_rdma: the worker's side of packet reception.
  *
  * encap_rcv (net.c) only queues packets to the device and wakes its
- * worker; here, in process context under dev->lock, each packet is checked
- * and handed to the QP its BTH names.  The transport engine (requester,
- * responder, completer) is not in place yet: until it is, packets are
- * counted as dropped, so nothing accumulates in the queue.
+ * worker; here, in process context under dev->lock, each packet's ICRC is
+ * checked, its headers are parsed and it is queued to the QP its BTH
+ * names, which is then run by the worker (xqp.c).
  */
+#include <linux/ip.h>
+
+#include "roce.h"
 #include "vdpa_rdma.h"
 #include "xport.h"
 
 #define VRDMA_RX_BUDGET		64
 
+static bool vrdma_rx_one(struct vrdma_dev *dev, struct sk_buff *skb)
+{
+	int ipver = skb->protocol == htons(ETH_P_IP) ? 4 : 6;
+	u8 *nh = skb_network_header(skb);
+	struct roce_pkt pkt;
+	struct vrdma_qp *qp;
+
+	if (vrdma_roce_icrc_check(nh, skb_tail_pointer(skb) - nh, ipver)) {
+		vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_ICRC_ERRORS);
+		return false;
+	}
+	if (vrdma_roce_parse(skb->data, skb->len, &pkt))
+		goto drop;
+	/* Trim link-layer padding: data is BTH .. ICRC from now on. */
+	if (pskb_trim(skb, pkt.hdr_len + pkt.payload_len + pkt.pad +
+		      ROCE_ICRC_BYTES))
+		goto drop;
+	qp = xa_load(&dev->qps, pkt.dqpn);
+	if (!qp || !qp->xqp)
+		goto drop;
+	switch (qp->type) {
+	case VIRTIO_RDMA_QPT_RC:
+		if ((pkt.opcode & ROCE_OPC_TRANSPORT_MASK) != ROCE_OPC_RC)
+			goto drop;
+		break;
+	case VIRTIO_RDMA_QPT_UC:
+		if ((pkt.opcode & ROCE_OPC_TRANSPORT_MASK) != ROCE_OPC_UC)
+			goto drop;
+		break;
+	default:
+		if ((pkt.opcode & ROCE_OPC_TRANSPORT_MASK) != ROCE_OPC_UD)
+			goto drop;
+		break;
+	}
+	/* Packets are processed only from RTR on; before, they are lost. */
+	if (qp->state < VIRTIO_RDMA_QPS_RTR ||
+	    qp->state == VIRTIO_RDMA_QPS_ERR)
+		goto drop;
+	if (skb_queue_len(&qp->xqp->rxq) >= qp->rq.depth + qp->sq.depth + 64)
+		goto drop;
+	skb_queue_tail(&qp->xqp->rxq, skb);
+	vrdma_xqp_kick(dev, qp);
+	return true;
+drop:
+	vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_RX_DROPPED);
+	return false;
+}
+
 /* Returns true when the budget ran out with packets possibly left. */
 bool vrdma_rx_process(struct vrdma_dev *dev)
 {
 	struct sk_buff *skb;
+	bool more = false;
 	int i;
 
 	lockdep_assert_held(&dev->lock);
@@ -26,9 +77,19 @@ bool vrdma_rx_process(struct vrdma_dev *dev)
 	for (i = 0; i < VRDMA_RX_BUDGET; i++) {
 		skb = vrdma_net_rx_dequeue(dev);
 		if (!skb)
-			return false;
-		vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_RX_DROPPED);
-		kfree_skb(skb);
+			break;
+		if (!vrdma_rx_one(dev, skb))
+			kfree_skb(skb);
 	}
-	return true;
+	if (i == VRDMA_RX_BUDGET)
+		more = true;
+	more |= vrdma_xqp_run_pending(dev);
+	return more;
+}
+
+/* Device reset: received packets of the old incarnation are dropped. */
+void vrdma_rx_purge(struct vrdma_dev *dev)
+{
+	if (dev->xdev)
+		skb_queue_purge(&dev->xdev->rxq);
 }

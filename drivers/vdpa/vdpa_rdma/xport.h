@@ -6,13 +6,17 @@
 #ifndef _VDPA_RDMA_XPORT_H
 #define _VDPA_RDMA_XPORT_H
 
+#include <linux/hrtimer.h>
 #include <linux/skbuff.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/virtio_rdma.h>
 
 struct vrdma_dev;
 struct vrdma_pd;
 struct vrdma_mr;
+struct vrdma_qp;
+struct roce_pkt;
 
 /* Per-device transport state (dev->xdev). */
 struct vrdma_xdev {
@@ -20,7 +24,92 @@ struct vrdma_xdev {
 	struct list_head net_entry;	/* struct vrdma_net devs */
 	struct net *net;		/* NULL once detached */
 	struct sk_buff_head rxq;	/* received, for the worker */
+	/* QPs with work for the worker; timers add to it, hence the lock. */
+	spinlock_t pend_lock;
+	struct list_head pend;
 };
+
+/* ---- per-QP transport state (xqp.c, req.c, resp.c, comp.c) ---- */
+
+/* Progress of a send WQE between fetch and completion. */
+enum vrdma_swqe_state {
+	VRDMA_SWQE_SENDING,	/* packets still to send */
+	VRDMA_SWQE_SENT,	/* every packet sent, waiting for the answer */
+	VRDMA_SWQE_DONE,	/* status final, waiting for in-order completion */
+};
+
+/* A private copy of a send WQE: ring memory is read once. */
+struct vrdma_swqe {
+	struct virtio_rdma_sq_wqe wqe;
+	union {
+		struct virtio_rdma_sge sge[16];
+		u8 inl[192];
+	};
+	u32 len;		/* message length */
+	u32 first_psn;
+	u32 last_psn;		/* READ: of the last response packet */
+	u32 read_off;		/* READ: bytes placed */
+	u8 state;
+	u8 status;		/* VIRTIO_RDMA_WC_* once DONE */
+	bool rd_atomic;
+	bool soft_err;		/* UD address errors: the QP stays usable */
+};
+
+/* Responder's record of a READ or atomic, to answer its duplicates. */
+struct vrdma_rdatom {
+	bool valid;
+	u8 opcode;
+	u32 psn;
+	u32 last_psn;
+	u64 va;
+	u32 rkey;
+	u32 len;
+	u64 orig;
+};
+
+#define VRDMA_RDATOM_SLOTS	16
+
+struct vrdma_xqp {
+	struct vrdma_qp *qp;
+	struct vrdma_dev *dev;
+	struct list_head pend_entry;	/* xdev->pend, under pend_lock */
+	struct sk_buff_head rxq;	/* packets for this QP */
+	unsigned long events;		/* VRDMA_XQP_EV_* from timers */
+
+	/* Requester */
+	struct vrdma_swqe *swq;		/* sq.depth entries */
+	u32 sq_fetched;			/* WQEs below this index are copied */
+	u32 sq_next;			/* WQE being sent */
+	u32 req_off;			/* bytes of it sent */
+	u32 req_psn;			/* next PSN to send */
+	u32 acked_psn;			/* last PSN acknowledged */
+	u32 mtu;
+	u8 retry_left;
+	u8 rnr_left;
+	bool rnr_wait;
+	struct hrtimer retrans_timer;
+	struct hrtimer rnr_timer;
+
+	/* Responder */
+	u32 epsn;
+	u32 msn;
+	int prev_opcode;		/* ROCE_OPCODE_NONE between messages */
+	bool nak_sent;
+	bool ack_pending;
+	u32 ack_psn;
+	bool rwqe_valid;
+	struct virtio_rdma_rq_wqe rwqe;
+	struct virtio_rdma_sge rsge[16];
+	u32 recv_off;			/* SEND: bytes placed */
+	u64 write_va;			/* RDMA WRITE in progress */
+	u32 write_rkey;
+	u32 write_left;
+	struct vrdma_rdatom rdatom[VRDMA_RDATOM_SLOTS];
+	unsigned int rdatom_next;
+};
+
+#define VRDMA_XQP_EV_RETRANS	0
+#define VRDMA_XQP_EV_RNR	1
 
 /* ---- mem.c ---- */
 
@@ -82,6 +171,38 @@ struct sk_buff *vrdma_net_rx_dequeue(struct vrdma_dev *dev);
 
 /* ---- recv.c ---- */
 bool vrdma_rx_process(struct vrdma_dev *dev);
+void vrdma_rx_purge(struct vrdma_dev *dev);
+
+/* ---- xqp.c ---- */
+int vrdma_xqp_create(struct vrdma_dev *dev, struct vrdma_qp *qp);
+void vrdma_xqp_destroy(struct vrdma_dev *dev, struct vrdma_qp *qp);
+void vrdma_xqp_state(struct vrdma_dev *dev, struct vrdma_qp *qp, u8 next);
+void vrdma_xqp_kick(struct vrdma_dev *dev, struct vrdma_qp *qp);
+bool vrdma_xqp_run_pending(struct vrdma_dev *dev);
+void vrdma_xqp_fatal(struct vrdma_dev *dev, struct vrdma_qp *qp, int ev);
+int vrdma_xqp_send(struct vrdma_dev *dev, struct vrdma_qp *qp,
+		   const struct virtio_rdma_av *av, struct roce_pkt *pkt,
+		   struct sk_buff *skb);
+struct sk_buff *vrdma_xqp_pkt_alloc(struct vrdma_dev *dev,
+				    struct roce_pkt *pkt, u8 **payload);
+void vrdma_xqp_timer_arm(struct vrdma_xqp *x);
+
+/* ---- req.c ---- */
+void vrdma_req_process(struct vrdma_dev *dev, struct vrdma_qp *qp);
+void vrdma_req_retransmit(struct vrdma_dev *dev, struct vrdma_qp *qp,
+			  u32 psn);
+u32 vrdma_req_npkts(u32 len, u32 mtu);
+
+/* ---- resp.c ---- */
+void vrdma_resp_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
+		       struct sk_buff *skb, struct roce_pkt *pkt);
+void vrdma_resp_flush_ack(struct vrdma_dev *dev, struct vrdma_qp *qp);
+
+/* ---- comp.c ---- */
+void vrdma_comp_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
+		       struct roce_pkt *pkt);
+void vrdma_comp_run(struct vrdma_dev *dev, struct vrdma_qp *qp);
+void vrdma_comp_timeout(struct vrdma_dev *dev, struct vrdma_qp *qp);
 
 struct sk_buff *vrdma_net_alloc_skb(struct vrdma_dev *dev, unsigned int len);
 int vrdma_net_prepare(struct vrdma_dev *dev, const struct virtio_rdma_av *av,

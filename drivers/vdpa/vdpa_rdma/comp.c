@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vdpa_rdma: the completer.
+ *
+ * Responses (ACK, NAK, READ responses, atomic ACKs) finish send WQEs;
+ * finished WQEs are retired strictly in SQ order, with a CQE when they are
+ * signalled or failed.  A failure other than a UD address error makes the
+ * QP fatal after its CQE, and the move to ERR flushes the rest.
+ */
+#include "roce.h"
+#include "roce_psn.h"
+#include "vdpa_rdma.h"
+#include "xport.h"
+
+/* RNR NAK timer codes in microseconds (IBA table 45); 0 is 655.36 ms. */
+static const u32 vrdma_rnr_us[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+static u8 vrdma_comp_wc_op(u8 wr_op)
+{
+	switch (wr_op) {
+	case VIRTIO_RDMA_WR_RDMA_WRITE:
+	case VIRTIO_RDMA_WR_RDMA_WRITE_WITH_IMM:
+		return VIRTIO_RDMA_WC_OP_RDMA_WRITE;
+	case VIRTIO_RDMA_WR_RDMA_READ:
+		return VIRTIO_RDMA_WC_OP_RDMA_READ;
+	case VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP:
+		return VIRTIO_RDMA_WC_OP_COMP_SWAP;
+	case VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD:
+		return VIRTIO_RDMA_WC_OP_FETCH_ADD;
+	case VIRTIO_RDMA_WR_LOCAL_INV:
+		return VIRTIO_RDMA_WC_OP_LOCAL_INV;
+	case VIRTIO_RDMA_WR_REG_MR:
+		return VIRTIO_RDMA_WC_OP_REG_MR;
+	default:
+		return VIRTIO_RDMA_WC_OP_SEND;
+	}
+}
+
+static struct vrdma_swqe *vrdma_comp_wqe(struct vrdma_qp *qp, u32 idx)
+{
+	return &qp->xqp->swq[idx & (qp->sq.depth - 1)];
+}
+
+static bool vrdma_comp_outstanding(struct vrdma_qp *qp)
+{
+	struct vrdma_xqp *x = qp->xqp;
+	u32 i;
+
+	if (x->req_off)
+		return true;
+	for (i = qp->sq_cons; i != x->sq_next; i++)
+		if (vrdma_comp_wqe(qp, i)->state != VRDMA_SWQE_DONE)
+			return true;
+	return false;
+}
+
+/* Retire finished WQEs in order. */
+void vrdma_comp_run(struct vrdma_dev *dev, struct vrdma_qp *qp)
+{
+	struct vrdma_xqp *x = qp->xqp;
+	struct virtio_rdma_cqe cqe;
+	struct vrdma_swqe *w;
+	bool fail;
+
+	while (qp->sq_cons != x->sq_fetched &&
+	       qp->state != VIRTIO_RDMA_QPS_ERR &&
+	       qp->state != VIRTIO_RDMA_QPS_RESET) {
+		w = vrdma_comp_wqe(qp, qp->sq_cons);
+		if (w->state != VRDMA_SWQE_DONE)
+			break;
+		fail = w->status != VIRTIO_RDMA_WC_SUCCESS;
+		if (fail || qp->sq_sig_all ||
+		    (w->wqe.flags & VIRTIO_RDMA_WQE_F_SIGNALED)) {
+			memset(&cqe, 0, sizeof(cqe));
+			cqe.wr_id = w->wqe.wr_id;
+			cqe.status = w->status;
+			cqe.opcode = vrdma_comp_wc_op(w->wqe.opcode);
+			cqe.qp_handle = cpu_to_le32(qp->qpn);
+			if (w->wqe.opcode == VIRTIO_RDMA_WR_RDMA_READ ||
+			    w->rd_atomic)
+				cqe.byte_len = cpu_to_le32(w->len);
+			if (vrdma_cq_post(dev, qp->scq, &cqe, false)) {
+				vrdma_xqp_fatal(dev, qp, VRDMA_QP_EV_FATAL);
+				return;
+			}
+		}
+		qp->sq_cons++;
+		smp_store_release(&qp->sq.ctl->cons, cpu_to_le32(qp->sq_cons));
+		if (fail && !w->soft_err) {
+			vrdma_xqp_fatal(dev, qp, -1);
+			return;
+		}
+	}
+	if (qp->type != VIRTIO_RDMA_QPT_RC || !x)
+		return;
+	if (!vrdma_comp_outstanding(qp))
+		hrtimer_try_to_cancel(&x->retrans_timer);
+}
+
+static void vrdma_comp_progress(struct vrdma_qp *qp, u32 psn)
+{
+	struct vrdma_xqp *x = qp->xqp;
+
+	if (roce_psn_after(psn, x->acked_psn))
+		x->acked_psn = psn;
+	x->retry_left = qp->attr.retry_cnt;
+	x->rnr_left = qp->attr.rnr_retry;
+	vrdma_xqp_timer_arm(x);
+}
+
+/*
+ * Everything up to @psn is acknowledged.  A READ or atomic passed over by
+ * the acknowledgement lost its response: send it again.  Returns false
+ * when it did that.
+ */
+static bool vrdma_comp_ack_upto(struct vrdma_dev *dev, struct vrdma_qp *qp,
+				u32 psn)
+{
+	struct vrdma_xqp *x = qp->xqp;
+	struct vrdma_swqe *w;
+	u32 i;
+
+	for (i = qp->sq_cons; i != x->sq_next; i++) {
+		w = vrdma_comp_wqe(qp, i);
+		if (w->state == VRDMA_SWQE_DONE)
+			continue;
+		if (roce_psn_before(psn, w->last_psn))
+			break;
+		if (w->rd_atomic) {
+			vrdma_req_retransmit(dev, qp, w->first_psn);
+			return false;
+		}
+		w->state = VRDMA_SWQE_DONE;
+		w->status = VIRTIO_RDMA_WC_SUCCESS;
+	}
+	return true;
+}
+
+static void vrdma_comp_fail_at(struct vrdma_dev *dev, struct vrdma_qp *qp,
+			       u32 psn, u8 status)
+{
+	struct vrdma_xqp *x = qp->xqp;
+	struct vrdma_swqe *w;
+	u32 i;
+
+	for (i = qp->sq_cons; i != x->sq_next + (x->req_off ? 1 : 0); i++) {
+		w = vrdma_comp_wqe(qp, i);
+		if (w->state == VRDMA_SWQE_DONE)
+			continue;
+		w->state = VRDMA_SWQE_DONE;
+		w->status = status;
+		if (x->req_off && i == x->sq_next) {
+			x->req_off = 0;
+			x->sq_next++;
+		}
+		return;
+	}
+}
+
+static u8 vrdma_nak_status(u8 code)
+{
+	switch (code) {
+	case ROCE_AETH_NAK_INVALID_REQ & ROCE_AETH_VALUE_MASK:
+		return VIRTIO_RDMA_WC_REM_INV_REQ_ERR;
+	case ROCE_AETH_NAK_REM_ACCESS_ERR & ROCE_AETH_VALUE_MASK:
+		return VIRTIO_RDMA_WC_REM_ACCESS_ERR;
+	case ROCE_AETH_NAK_INVALID_RD_REQ & ROCE_AETH_VALUE_MASK:
+		return VIRTIO_RDMA_WC_REM_INV_RD_REQ_ERR;
+	default:
+		return VIRTIO_RDMA_WC_REM_OP_ERR;
+	}
+}
+
+static void vrdma_comp_aeth(struct vrdma_dev *dev, struct vrdma_qp *qp,
+			    struct roce_pkt *pkt)
+{
+	struct vrdma_xqp *x = qp->xqp;
+	u8 syn = pkt->aeth.syndrome;
+	u32 psn = pkt->psn;
+
+	switch (syn & ROCE_AETH_TYPE_MASK) {
+	case ROCE_AETH_ACK:
+		if (vrdma_comp_ack_upto(dev, qp, psn))
+			vrdma_comp_progress(qp, psn);
+		break;
+	case ROCE_AETH_RNR_NAK:
+		vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_RNR_NAK_RCVD);
+		vrdma_comp_ack_upto(dev, qp, roce_psn_sub(psn, 1));
+		if (qp->attr.rnr_retry != 7 && !x->rnr_left--) {
+			vrdma_comp_fail_at(dev, qp, psn,
+					   VIRTIO_RDMA_WC_RNR_RETRY_EXC_ERR);
+			break;
+		}
+		hrtimer_try_to_cancel(&x->retrans_timer);
+		vrdma_req_retransmit(dev, qp, psn);
+		x->rnr_wait = true;
+		hrtimer_start(&x->rnr_timer,
+			      ns_to_ktime((u64)vrdma_rnr_us[syn & 0x1f] *
+					  NSEC_PER_USEC),
+			      HRTIMER_MODE_REL_SOFT);
+		break;
+	case ROCE_AETH_NAK:
+		vrdma_comp_ack_upto(dev, qp, roce_psn_sub(psn, 1));
+		if ((syn & ROCE_AETH_VALUE_MASK) == 0) {
+			vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_SEQ_NAK_RCVD);
+			vrdma_req_retransmit(dev, qp, psn);
+			break;
+		}
+		vrdma_comp_fail_at(dev, qp, psn,
+				   vrdma_nak_status(syn & ROCE_AETH_VALUE_MASK));
+		break;
+	}
+}
+
+/* The first unfinished WQE, if it is the READ/atomic @psn answers. */
+static struct vrdma_swqe *vrdma_comp_rd_wqe(struct vrdma_dev *dev,
+					    struct vrdma_qp *qp, u32 psn)
+{
+	struct vrdma_xqp *x = qp->xqp;
+	struct vrdma_swqe *w;
+	u32 i;
+
+	for (i = qp->sq_cons; i != x->sq_next; i++) {
+		w = vrdma_comp_wqe(qp, i);
+		if (w->state == VRDMA_SWQE_DONE)
+			continue;
+		if (roce_psn_before(psn, w->first_psn))
+			return NULL;	/* duplicate */
+		if (!w->rd_atomic) {
+			/* A response implicitly acknowledges what precedes. */
+			if (roce_psn_after(psn, w->last_psn)) {
+				w->state = VRDMA_SWQE_DONE;
+				w->status = VIRTIO_RDMA_WC_SUCCESS;
+				continue;
+			}
+			return NULL;
+		}
+		if (roce_psn_after(psn, w->last_psn))
+			return NULL;
+		return w;
+	}
+	return NULL;
+}
+
+static void vrdma_comp_read_resp(struct vrdma_dev *dev, struct vrdma_qp *qp,
+				 struct roce_pkt *pkt)
+{
+	struct vrdma_xqp *x = qp->xqp;
+	bool last = pkt->info->flags & ROCE_OPF_LAST;
+	struct vrdma_swqe *w;
+	u32 expect;
+	int err;
+
+	w = vrdma_comp_rd_wqe(dev, qp, pkt->psn);
+	if (!w || w->wqe.opcode != VIRTIO_RDMA_WR_RDMA_READ)
+		return;
+	expect = roce_psn_add(w->first_psn, w->read_off / x->mtu);
+	if (pkt->psn != expect)
+		return;	/* a gap: the timer sends the READ again */
+	if (pkt->payload_len > w->len - w->read_off ||
+	    (!last && pkt->payload_len != x->mtu) ||
+	    (last && w->read_off + pkt->payload_len != w->len)) {
+		w->state = VRDMA_SWQE_DONE;
+		w->status = VIRTIO_RDMA_WC_BAD_RESP_ERR;
+		return;
+	}
+	err = vrdma_sgl_copy(dev, qp->pd, w->sge, w->wqe.num_sge,
+			     VIRTIO_RDMA_ACCESS_LOCAL_WRITE, w->read_off,
+			     (void *)pkt->payload, pkt->payload_len,
+			     VRDMA_TO_MEM);
+	if (err) {
+		w->state = VRDMA_SWQE_DONE;
+		w->status = VIRTIO_RDMA_WC_LOC_PROT_ERR;
+		return;
+	}
+	w->read_off += pkt->payload_len;
+	vrdma_comp_progress(qp, pkt->psn);
+	if (last) {
+		w->state = VRDMA_SWQE_DONE;
+		w->status = VIRTIO_RDMA_WC_SUCCESS;
+	}
+}
+
+static void vrdma_comp_atomic_ack(struct vrdma_dev *dev, struct vrdma_qp *qp,
+				  struct roce_pkt *pkt)
+{
+	struct vrdma_swqe *w;
+	u64 orig;
+
+	w = vrdma_comp_rd_wqe(dev, qp, pkt->psn);
+	if (!w || w->wqe.opcode == VIRTIO_RDMA_WR_RDMA_READ)
+		return;
+	orig = pkt->atomic_orig;
+	w->state = VRDMA_SWQE_DONE;
+	w->status = VIRTIO_RDMA_WC_SUCCESS;
+	if (vrdma_sgl_copy(dev, qp->pd, w->sge, w->wqe.num_sge,
+			   VIRTIO_RDMA_ACCESS_LOCAL_WRITE, 0, &orig,
+			   sizeof(orig), VRDMA_TO_MEM))
+		w->status = VIRTIO_RDMA_WC_LOC_PROT_ERR;
+	vrdma_comp_progress(qp, pkt->psn);
+}
+
+void vrdma_comp_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
+		       struct roce_pkt *pkt)
+{
+	u16 f = pkt->info->flags;
+
+	if (qp->type != VIRTIO_RDMA_QPT_RC ||
+	    (qp->state != VIRTIO_RDMA_QPS_RTS &&
+	     qp->state != VIRTIO_RDMA_QPS_SQD))
+		return;
+	if (f & ROCE_OPF_READ_RESP) {
+		/* A READ response with an AETH may also NAK. */
+		if ((f & ROCE_OPF_LAST || f & ROCE_OPF_FIRST) &&
+		    (pkt->aeth.syndrome & ROCE_AETH_TYPE_MASK) != ROCE_AETH_ACK)
+			vrdma_comp_aeth(dev, qp, pkt);
+		else
+			vrdma_comp_read_resp(dev, qp, pkt);
+	} else if (f & ROCE_OPF_ATOMIC_ACK) {
+		vrdma_comp_atomic_ack(dev, qp, pkt);
+	} else if (f & ROCE_OPF_ACK) {
+		vrdma_comp_aeth(dev, qp, pkt);
+	}
+}
+
+/* The retransmission timer expired. */
+void vrdma_comp_timeout(struct vrdma_dev *dev, struct vrdma_qp *qp)
+{
+	struct vrdma_xqp *x = qp->xqp;
+	struct vrdma_swqe *w;
+	u32 i;
+
+	if (qp->type != VIRTIO_RDMA_QPT_RC ||
+	    (qp->state != VIRTIO_RDMA_QPS_RTS &&
+	     qp->state != VIRTIO_RDMA_QPS_SQD) ||
+	    !vrdma_comp_outstanding(qp) || x->rnr_wait)
+		return;
+	vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_ACK_TIMEOUTS);
+	if (!x->retry_left) {
+		vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_RETRY_EXCEEDED);
+		vrdma_comp_fail_at(dev, qp, 0, VIRTIO_RDMA_WC_RETRY_EXC_ERR);
+		return;
+	}
+	x->retry_left--;
+	for (i = qp->sq_cons; i != x->sq_next + (x->req_off ? 1 : 0); i++) {
+		w = vrdma_comp_wqe(qp, i);
+		if (w->state != VRDMA_SWQE_DONE) {
+			vrdma_req_retransmit(dev, qp, w->first_psn);
+			break;
+		}
+	}
+	vrdma_xqp_timer_arm(x);
+}

@@ -1,0 +1,438 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vdpa_rdma: the requester.
+ *
+ * Send WQEs are copied out of the SQ ring once, validated, and turned into
+ * packets of at most one path MTU, each with the next PSN.  Local
+ * operations (REG_MR, LOCAL_INV) run when they are fetched, which is SQ
+ * order.  The completer (comp.c) retires WQEs in order and moves the send
+ * cursor back here for retransmissions.
+ */
+#include "roce.h"
+#include "roce_psn.h"
+#include "vdpa_rdma.h"
+#include "xport.h"
+
+#define VRDMA_REQ_BUDGET	256
+/* Packets in flight before the requester waits for an ACK. */
+#define VRDMA_REQ_WINDOW	128
+#define VRDMA_REQ_ACK_EVERY	32
+
+#define VRDMA_SQ_WQE_HDR	sizeof(struct virtio_rdma_sq_wqe)
+#define VRDMA_SGE_BYTES		sizeof(struct virtio_rdma_sge)
+
+u32 vrdma_req_npkts(u32 len, u32 mtu)
+{
+	return len ? DIV_ROUND_UP(len, mtu) : 1;
+}
+
+static bool vrdma_is_ud(const struct vrdma_qp *qp)
+{
+	return qp->type == VIRTIO_RDMA_QPT_UD || qp->type == VIRTIO_RDMA_QPT_GSI;
+}
+
+/* Opcode vs QP type (spec "Send queue WQE"). */
+static bool vrdma_req_op_ok(const struct vrdma_qp *qp, u8 op)
+{
+	switch (op) {
+	case VIRTIO_RDMA_WR_SEND:
+	case VIRTIO_RDMA_WR_SEND_WITH_IMM:
+		return true;
+	case VIRTIO_RDMA_WR_RDMA_WRITE:
+	case VIRTIO_RDMA_WR_RDMA_WRITE_WITH_IMM:
+		return !vrdma_is_ud(qp);
+	case VIRTIO_RDMA_WR_RDMA_READ:
+	case VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP:
+	case VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD:
+	case VIRTIO_RDMA_WR_SEND_WITH_INV:
+		return qp->type == VIRTIO_RDMA_QPT_RC;
+	case VIRTIO_RDMA_WR_LOCAL_INV:
+	case VIRTIO_RDMA_WR_REG_MR:
+		return qp->type != VIRTIO_RDMA_QPT_GSI;
+	default:
+		return false;
+	}
+}
+
+static bool vrdma_req_op_inline(u8 op)
+{
+	switch (op) {
+	case VIRTIO_RDMA_WR_SEND:
+	case VIRTIO_RDMA_WR_SEND_WITH_IMM:
+	case VIRTIO_RDMA_WR_SEND_WITH_INV:
+	case VIRTIO_RDMA_WR_RDMA_WRITE:
+	case VIRTIO_RDMA_WR_RDMA_WRITE_WITH_IMM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void vrdma_swqe_fail(struct vrdma_dev *dev, struct vrdma_swqe *w,
+			    u8 status)
+{
+	w->state = VRDMA_SWQE_DONE;
+	w->status = status;
+	vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_BAD_WQE);
+}
+
+static u8 vrdma_mem_status(int err)
+{
+	return err == -EOVERFLOW || err == -EMSGSIZE ?
+		VIRTIO_RDMA_WC_LOC_LEN_ERR : VIRTIO_RDMA_WC_LOC_PROT_ERR;
+}
+
+/* Validate a copied WQE; local operations are executed here. */
+static void vrdma_req_check(struct vrdma_dev *dev, struct vrdma_qp *qp,
+			    struct vrdma_swqe *w)
+{
+	struct vrdma_xqp *x = qp->xqp;
+	u8 op = w->wqe.opcode;
+	u64 total = 0;
+	u32 access;
+	int err;
+
+	if (!vrdma_req_op_ok(qp, op))
+		return vrdma_swqe_fail(dev, w, VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
+
+	switch (op) {
+	case VIRTIO_RDMA_WR_REG_MR:
+		if (vrdma_mr_fast_reg(dev, qp->pd, &w->wqe.wr.reg_mr))
+			return vrdma_swqe_fail(dev, w,
+					       VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
+		w->state = VRDMA_SWQE_DONE;
+		return;
+	case VIRTIO_RDMA_WR_LOCAL_INV:
+		if (vrdma_mr_invalidate(dev, qp->pd,
+					le32_to_cpu(w->wqe.ex.invalidate_rkey)))
+			return vrdma_swqe_fail(dev, w,
+					       VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
+		w->state = VRDMA_SWQE_DONE;
+		return;
+	case VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP:
+	case VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD:
+		if (!vrdma_has_feature(dev, VIRTIO_RDMA_F_ATOMIC))
+			return vrdma_swqe_fail(dev, w,
+					       VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
+		fallthrough;
+	case VIRTIO_RDMA_WR_RDMA_READ:
+		w->rd_atomic = true;
+		break;
+	}
+
+	if (w->wqe.flags & VIRTIO_RDMA_WQE_F_INLINE) {
+		w->len = le32_to_cpu(w->wqe.length);
+	} else {
+		/* READ and atomic results are written into the SGEs. */
+		access = w->rd_atomic ? VIRTIO_RDMA_ACCESS_LOCAL_WRITE : 0;
+		err = vrdma_sgl_check(dev, qp->pd, w->sge, w->wqe.num_sge,
+				      access, &total);
+		if (err)
+			return vrdma_swqe_fail(dev, w, vrdma_mem_status(err));
+		w->len = total;
+	}
+	if ((op == VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP ||
+	     op == VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD) && w->len != 8)
+		return vrdma_swqe_fail(dev, w, VIRTIO_RDMA_WC_LOC_LEN_ERR);
+	if (vrdma_is_ud(qp) && w->len > x->mtu)
+		return vrdma_swqe_fail(dev, w, VIRTIO_RDMA_WC_LOC_LEN_ERR);
+	w->state = VRDMA_SWQE_SENDING;
+}
+
+/*
+ * Copy the WQE at sq_fetched.  Returns false when there is none; a ring
+ * whose prod is impossible makes the QP fatal.
+ */
+static bool vrdma_req_fetch(struct vrdma_dev *dev, struct vrdma_qp *qp)
+{
+	struct vrdma_xqp *x = qp->xqp;
+	struct vrdma_ring *ring = &qp->sq;
+	const struct virtio_rdma_sq_wqe *src;
+	struct vrdma_swqe *w;
+	u32 prod, n;
+
+	prod = le32_to_cpu(smp_load_acquire(&ring->ctl->prod));
+	if (prod - qp->sq_cons > ring->depth) {
+		vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_BAD_WQE);
+		vrdma_xqp_fatal(dev, qp, VRDMA_QP_EV_FATAL);
+		return false;
+	}
+	if (prod == x->sq_fetched) {
+		/* Ask for a doorbell, then look once more (spec). */
+		WRITE_ONCE(ring->ctl->notify, cpu_to_le32(prod));
+		smp_mb();
+		if (le32_to_cpu(READ_ONCE(ring->ctl->prod)) == prod)
+			return false;
+		return vrdma_req_fetch(dev, qp);
+	}
+
+	src = vrdma_ring_entry(ring, x->sq_fetched);
+	w = &x->swq[x->sq_fetched & (ring->depth - 1)];
+	memset(w, 0, sizeof(*w));
+	memcpy(&w->wqe, src, sizeof(w->wqe));
+	x->sq_fetched++;
+
+	if (w->wqe.flags & VIRTIO_RDMA_WQE_F_INLINE) {
+		n = le32_to_cpu(w->wqe.length);
+		if (w->wqe.num_sge || !vrdma_req_op_inline(w->wqe.opcode) ||
+		    n > qp->max_inline_data ||
+		    VRDMA_SQ_WQE_HDR + n > ring->stride) {
+			vrdma_swqe_fail(dev, w, VIRTIO_RDMA_WC_LOC_LEN_ERR);
+			return true;
+		}
+		memcpy(w->inl, src + 1, n);
+	} else {
+		n = w->wqe.num_sge;
+		if (n > qp->max_send_sge ||
+		    VRDMA_SQ_WQE_HDR + n * VRDMA_SGE_BYTES > ring->stride) {
+			vrdma_swqe_fail(dev, w, VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
+			return true;
+		}
+		memcpy(w->sge, src + 1, n * VRDMA_SGE_BYTES);
+	}
+	vrdma_req_check(dev, qp, w);
+	return true;
+}
+
+static u8 vrdma_req_opcode(const struct vrdma_qp *qp,
+			   const struct vrdma_swqe *w, bool first, bool last)
+{
+	u8 t = qp->type == VIRTIO_RDMA_QPT_RC ? ROCE_OPC_RC :
+	       qp->type == VIRTIO_RDMA_QPT_UC ? ROCE_OPC_UC : ROCE_OPC_UD;
+	u8 op;
+
+	switch (w->wqe.opcode) {
+	case VIRTIO_RDMA_WR_RDMA_WRITE:
+	case VIRTIO_RDMA_WR_RDMA_WRITE_WITH_IMM:
+		if (first && last)
+			op = ROCE_OP_RDMA_WRITE_ONLY;
+		else if (first)
+			op = ROCE_OP_RDMA_WRITE_FIRST;
+		else if (!last)
+			op = ROCE_OP_RDMA_WRITE_MIDDLE;
+		else
+			op = ROCE_OP_RDMA_WRITE_LAST;
+		if (last && w->wqe.opcode == VIRTIO_RDMA_WR_RDMA_WRITE_WITH_IMM)
+			op++;	/* the _WITH_IMMEDIATE variant */
+		break;
+	case VIRTIO_RDMA_WR_RDMA_READ:
+		op = ROCE_OP_RDMA_READ_REQUEST;
+		break;
+	case VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP:
+		op = ROCE_OP_COMPARE_SWAP;
+		break;
+	case VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD:
+		op = ROCE_OP_FETCH_ADD;
+		break;
+	default:
+		if (first && last)
+			op = ROCE_OP_SEND_ONLY;
+		else if (first)
+			op = ROCE_OP_SEND_FIRST;
+		else if (!last)
+			op = ROCE_OP_SEND_MIDDLE;
+		else
+			op = ROCE_OP_SEND_LAST;
+		if (!last)
+			break;
+		if (w->wqe.opcode == VIRTIO_RDMA_WR_SEND_WITH_IMM)
+			op++;
+		else if (w->wqe.opcode == VIRTIO_RDMA_WR_SEND_WITH_INV)
+			op = first ? ROCE_OP_SEND_ONLY_WITH_INVALIDATE :
+				     ROCE_OP_SEND_LAST_WITH_INVALIDATE;
+		break;
+	}
+	return t | op;
+}
+
+/* Send the next packet of @w; returns false if the WQE failed. */
+static bool vrdma_req_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
+			     struct vrdma_swqe *w)
+{
+	struct vrdma_xqp *x = qp->xqp;
+	const struct virtio_rdma_av *av = &qp->attr.av;
+	bool first = !x->req_off;
+	struct roce_pkt pkt = { };
+	u32 qkey, n = 0, npsn = 1;
+	struct sk_buff *skb;
+	bool last = true;
+	u8 *payload;
+	int err;
+
+	switch (w->wqe.opcode) {
+	case VIRTIO_RDMA_WR_RDMA_READ:
+		pkt.reth.va = le64_to_cpu(w->wqe.wr.rdma.remote_addr);
+		pkt.reth.rkey = le32_to_cpu(w->wqe.wr.rdma.rkey);
+		pkt.reth.len = w->len;
+		npsn = vrdma_req_npkts(w->len, x->mtu);
+		break;
+	case VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP:
+	case VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD:
+		pkt.atomiceth.va = le64_to_cpu(w->wqe.wr.atomic.remote_addr);
+		pkt.atomiceth.rkey = le32_to_cpu(w->wqe.wr.atomic.rkey);
+		pkt.atomiceth.swap_add =
+			le64_to_cpu(w->wqe.wr.atomic.compare_add);
+		if (w->wqe.opcode == VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP) {
+			pkt.atomiceth.compare = pkt.atomiceth.swap_add;
+			pkt.atomiceth.swap_add =
+				le64_to_cpu(w->wqe.wr.atomic.swap);
+		}
+		break;
+	default:
+		n = min(w->len - x->req_off, x->mtu);
+		last = x->req_off + n == w->len;
+		pkt.reth.va = le64_to_cpu(w->wqe.wr.rdma.remote_addr);
+		pkt.reth.rkey = le32_to_cpu(w->wqe.wr.rdma.rkey);
+		pkt.reth.len = w->len;
+		break;
+	}
+
+	pkt.opcode = vrdma_req_opcode(qp, w, first, last);
+	pkt.se = last && (w->wqe.flags & VIRTIO_RDMA_WQE_F_SOLICITED);
+	pkt.pkey = ROCE_DEFAULT_PKEY;
+	pkt.psn = x->req_psn;
+	pkt.imm = w->wqe.ex.imm_data;
+	pkt.ieth_rkey = le32_to_cpu(w->wqe.ex.invalidate_rkey);
+	pkt.payload_len = n;
+	if (vrdma_is_ud(qp)) {
+		av = &w->wqe.wr.ud.av;
+		pkt.dqpn = le32_to_cpu(w->wqe.wr.ud.remote_qpn) & ROCE_QPN_MASK;
+		qkey = le32_to_cpu(w->wqe.wr.ud.remote_qkey);
+		if (qkey & BIT(31))
+			qkey = le32_to_cpu(qp->attr.qkey);
+		pkt.deth.qkey = qkey;
+		pkt.deth.sqpn = qp->qpn;
+	} else {
+		pkt.dqpn = le32_to_cpu(qp->attr.dest_qp_num);
+		pkt.ack_req = qp->type == VIRTIO_RDMA_QPT_RC &&
+			(last || !(x->req_psn % VRDMA_REQ_ACK_EVERY));
+	}
+
+	skb = vrdma_xqp_pkt_alloc(dev, &pkt, &payload);
+	if (!skb)
+		return true;	/* like a loss: the timer sends it again */
+	if (n && (w->wqe.flags & VIRTIO_RDMA_WQE_F_INLINE)) {
+		memcpy(payload, w->inl + x->req_off, n);
+	} else if (n) {
+		err = vrdma_sgl_copy(dev, qp->pd, w->sge, w->wqe.num_sge, 0,
+				     x->req_off, payload, n, VRDMA_FROM_MEM);
+		if (err) {
+			kfree_skb(skb);
+			vrdma_swqe_fail(dev, w, vrdma_mem_status(err));
+			return false;
+		}
+	}
+	err = vrdma_xqp_send(dev, qp, av, &pkt, skb);
+	if (err == -EINVAL && vrdma_is_ud(qp)) {
+		/* Bad address vector: a per-WQE error on UD. */
+		vrdma_swqe_fail(dev, w, VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
+		w->soft_err = true;
+		return false;
+	}
+	x->req_psn = roce_psn_add(x->req_psn, npsn);
+	x->req_off += n;
+	if (!last || (n == 0 && x->req_off < w->len))
+		return true;
+	if (qp->type == VIRTIO_RDMA_QPT_RC) {
+		w->state = VRDMA_SWQE_SENT;
+		if (!hrtimer_active(&x->retrans_timer))
+			vrdma_xqp_timer_arm(x);
+	} else {
+		/* Unreliable: complete once sent. */
+		w->state = VRDMA_SWQE_DONE;
+	}
+	x->req_off = 0;
+	x->sq_next++;
+	return true;
+}
+
+/* Whether an earlier READ or atomic is still outstanding, and how many. */
+static u32 vrdma_req_rd_atomic_pending(struct vrdma_qp *qp)
+{
+	struct vrdma_xqp *x = qp->xqp;
+	struct vrdma_swqe *w;
+	u32 i, n = 0;
+
+	for (i = qp->sq_cons; i != x->sq_next; i++) {
+		w = &x->swq[i & (qp->sq.depth - 1)];
+		if (w->rd_atomic && w->state != VRDMA_SWQE_DONE)
+			n++;
+	}
+	return n;
+}
+
+void vrdma_req_process(struct vrdma_dev *dev, struct vrdma_qp *qp)
+{
+	struct vrdma_xqp *x = qp->xqp;
+	struct vrdma_swqe *w;
+	u32 pending;
+	int i;
+
+	for (i = 0; i < VRDMA_REQ_BUDGET; i++) {
+		if (qp->state != VIRTIO_RDMA_QPS_RTS &&
+		    !(qp->state == VIRTIO_RDMA_QPS_SQD && x->req_off))
+			return;
+		if (x->rnr_wait)
+			return;
+		if (x->sq_next == x->sq_fetched && !vrdma_req_fetch(dev, qp))
+			return;
+		if (qp->state != VIRTIO_RDMA_QPS_RTS)
+			return;
+		w = &x->swq[x->sq_next & (qp->sq.depth - 1)];
+		if (w->state == VRDMA_SWQE_DONE) {
+			/* A failed WQE stops the SQ; ERR follows. */
+			if (w->status != VIRTIO_RDMA_WC_SUCCESS && !w->soft_err)
+				break;
+			x->sq_next++;
+			continue;
+		}
+		if (!x->req_off && w->state == VRDMA_SWQE_SENDING) {
+			pending = vrdma_req_rd_atomic_pending(qp);
+			if ((w->wqe.flags & VIRTIO_RDMA_WQE_F_FENCE) && pending)
+				break;
+			if (w->rd_atomic &&
+			    pending >= max_t(u32, qp->attr.max_rd_atomic, 1))
+				break;
+			w->first_psn = x->req_psn;
+			w->last_psn = roce_psn_add(x->req_psn,
+						   vrdma_req_npkts(w->len,
+								   x->mtu) - 1);
+			w->read_off = 0;
+		}
+		if (qp->type == VIRTIO_RDMA_QPT_RC &&
+		    roce_psn_diff(x->req_psn, x->acked_psn) > VRDMA_REQ_WINDOW)
+			break;
+		vrdma_req_packet(dev, qp, w);
+	}
+	/* Budget used up or waiting: the worker comes back for the rest. */
+	if (i == VRDMA_REQ_BUDGET)
+		vrdma_xqp_kick(dev, qp);
+}
+
+/* Go back to the WQE that holds @psn and send from its start. */
+void vrdma_req_retransmit(struct vrdma_dev *dev, struct vrdma_qp *qp,
+			  u32 psn)
+{
+	struct vrdma_xqp *x = qp->xqp;
+	struct vrdma_swqe *w;
+	u32 i;
+
+	for (i = qp->sq_cons; i != x->sq_next + (x->req_off ? 1 : 0); i++) {
+		w = &x->swq[i & (qp->sq.depth - 1)];
+		if (w->state == VRDMA_SWQE_DONE)
+			continue;
+		if (roce_psn_after(psn, w->last_psn))
+			continue;
+		x->sq_next = i;
+		x->req_off = 0;
+		x->req_psn = w->first_psn;
+		vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_RETRANSMITS);
+		for (; i != x->sq_fetched; i++) {
+			w = &x->swq[i & (qp->sq.depth - 1)];
+			if (w->state == VRDMA_SWQE_SENT)
+				w->state = VRDMA_SWQE_SENDING;
+		}
+		vrdma_xqp_kick(dev, qp);
+		return;
+	}
+}

@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vdpa_rdma: the responder.
+ *
+ * Requests are taken in PSN order: a duplicate is answered again (ACK,
+ * READ executed again, atomic result replayed), a gap gets one PSN
+ * sequence error NAK.  SENDs land in receive WQEs, RDMA WRITE and READ and
+ * atomics in MRs named by an rkey; every access goes through mem.c.
+ * ACKs are coalesced: one per batch of packets the worker takes for a QP.
+ */
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+
+#include "roce.h"
+#include "roce_psn.h"
+#include "vdpa_rdma.h"
+#include "xport.h"
+
+#define VRDMA_RQ_WQE_HDR	sizeof(struct virtio_rdma_rq_wqe)
+
+static bool vrdma_resp_is_ud(const struct vrdma_qp *qp)
+{
+	return qp->type == VIRTIO_RDMA_QPT_UD || qp->type == VIRTIO_RDMA_QPT_GSI;
+}
+
+/* An ACKNOWLEDGE (or NAK) for @psn. */
+static void vrdma_resp_send_ack(struct vrdma_dev *dev, struct vrdma_qp *qp,
+				u8 syndrome, u32 psn)
+{
+	struct roce_pkt pkt = { };
+	struct sk_buff *skb;
+	u8 *payload;
+
+	pkt.opcode = ROCE_RC(ACKNOWLEDGE);
+	pkt.pkey = ROCE_DEFAULT_PKEY;
+	pkt.dqpn = le32_to_cpu(qp->attr.dest_qp_num);
+	pkt.psn = psn;
+	pkt.aeth.syndrome = syndrome;
+	pkt.aeth.msn = qp->xqp->msn;
+	skb = vrdma_xqp_pkt_alloc(dev, &pkt, &payload);
+	if (skb)
+		vrdma_xqp_send(dev, qp, &qp->attr.av, &pkt, skb);
+}
+
+void vrdma_resp_flush_ack(struct vrdma_dev *dev, struct vrdma_qp *qp)
+{
+	struct vrdma_xqp *x = qp->xqp;
+
+	if (!x->ack_pending || qp->state == VIRTIO_RDMA_QPS_ERR)
+		return;
+	x->ack_pending = false;
+	vrdma_resp_send_ack(dev, qp, ROCE_AETH_ACK_UNLIMITED, x->ack_psn);
+}
+
+/* NAK the request at epsn; errors other than RNR make the QP fatal. */
+static void vrdma_resp_nak(struct vrdma_dev *dev, struct vrdma_qp *qp,
+			   u8 syndrome, int ev)
+{
+	struct vrdma_xqp *x = qp->xqp;
+
+	vrdma_resp_flush_ack(dev, qp);
+	vrdma_resp_send_ack(dev, qp, syndrome, x->epsn);
+	if (ev >= 0 || (syndrome & ROCE_AETH_TYPE_MASK) == ROCE_AETH_NAK)
+		vrdma_xqp_fatal(dev, qp, ev);
+}
+
+/* Copy the next receive WQE; false if the RQ is empty. */
+static bool vrdma_resp_get_rwqe(struct vrdma_dev *dev, struct vrdma_qp *qp)
+{
+	struct vrdma_xqp *x = qp->xqp;
+	struct vrdma_ring *ring = &qp->rq;
+	const struct virtio_rdma_rq_wqe *src;
+	u32 prod, n;
+
+	if (x->rwqe_valid)
+		return true;
+	if (!ring->depth)
+		return false;
+	prod = le32_to_cpu(smp_load_acquire(&ring->ctl->prod));
+	if (prod == qp->rq_cons)
+		return false;
+	if (prod - qp->rq_cons > ring->depth) {
+		vrdma_xqp_fatal(dev, qp, VRDMA_QP_EV_FATAL);
+		return false;
+	}
+	src = vrdma_ring_entry(ring, qp->rq_cons);
+	memcpy(&x->rwqe, src, sizeof(x->rwqe));
+	n = x->rwqe.num_sge;
+	if (n > qp->max_recv_sge ||
+	    VRDMA_RQ_WQE_HDR + n * sizeof(x->rsge[0]) > ring->stride)
+		n = 0;	/* caught by the length check as LOC_LEN_ERR */
+	x->rwqe.num_sge = n;
+	memcpy(x->rsge, src + 1, n * sizeof(x->rsge[0]));
+	x->rwqe_valid = true;
+	x->recv_off = 0;
+	return true;
+}
+
+/* Complete the current receive WQE. */
+static void vrdma_resp_complete(struct vrdma_dev *dev, struct vrdma_qp *qp,
+				struct virtio_rdma_cqe *cqe, bool solicited)
+{
+	struct vrdma_xqp *x = qp->xqp;
+
+	cqe->wr_id = x->rwqe.wr_id;
+	cqe->qp_handle = cpu_to_le32(qp->qpn);
+	x->rwqe_valid = false;
+	qp->rq_cons++;
+	smp_store_release(&qp->rq.ctl->cons, cpu_to_le32(qp->rq_cons));
+	if (vrdma_cq_post(dev, qp->rcq, cqe, solicited))
+		vrdma_xqp_fatal(dev, qp, VRDMA_QP_EV_FATAL);
+}
+
+static void vrdma_resp_recv_error(struct vrdma_dev *dev, struct vrdma_qp *qp,
+				  u8 status)
+{
+	struct virtio_rdma_cqe cqe = { };
+
+	cqe.status = status;
+	cqe.opcode = VIRTIO_RDMA_WC_OP_RECV;
+	vrdma_resp_complete(dev, qp, &cqe, false);
+}
+
+static u8 vrdma_resp_mem_status(int err)
+{
+	return err == -EMSGSIZE ? VIRTIO_RDMA_WC_LOC_LEN_ERR :
+				  VIRTIO_RDMA_WC_LOC_PROT_ERR;
+}
+
+/* UD and GSI: one packet, one receive, a 40-byte network header first. */
+static void vrdma_resp_ud(struct vrdma_dev *dev, struct vrdma_qp *qp,
+			  struct sk_buff *skb, struct roce_pkt *pkt)
+{
+	struct virtio_rdma_cqe cqe = { };
+	struct vrdma_xqp *x = qp->xqp;
+	u8 grh[VIRTIO_RDMA_UD_GRH_SIZE] = { };
+	u32 qkey = le32_to_cpu(qp->attr.qkey);
+	bool v4 = skb->protocol == htons(ETH_P_IP);
+	int err;
+
+	if (qp->type == VIRTIO_RDMA_QPT_GSI)
+		qkey = ROCE_GSI_QKEY;
+	if (pkt->deth.qkey != qkey || !(pkt->info->flags & ROCE_OPF_SEND))
+		return;
+	if (!vrdma_resp_get_rwqe(dev, qp))
+		return;	/* UD drops what it cannot place */
+
+	if (v4)
+		memcpy(grh + 20, ip_hdr(skb), sizeof(struct iphdr));
+	else
+		memcpy(grh, ipv6_hdr(skb), sizeof(struct ipv6hdr));
+	err = vrdma_sgl_copy(dev, qp->pd, x->rsge, x->rwqe.num_sge,
+			     VIRTIO_RDMA_ACCESS_LOCAL_WRITE, 0, grh,
+			     sizeof(grh), VRDMA_TO_MEM);
+	if (!err)
+		err = vrdma_sgl_copy(dev, qp->pd, x->rsge, x->rwqe.num_sge,
+				     VIRTIO_RDMA_ACCESS_LOCAL_WRITE,
+				     sizeof(grh), (void *)pkt->payload,
+				     pkt->payload_len, VRDMA_TO_MEM);
+	if (err) {
+		vrdma_resp_recv_error(dev, qp, vrdma_resp_mem_status(err));
+		return;
+	}
+	cqe.status = VIRTIO_RDMA_WC_SUCCESS;
+	cqe.opcode = VIRTIO_RDMA_WC_OP_RECV;
+	cqe.byte_len = cpu_to_le32(pkt->payload_len + sizeof(grh));
+	cqe.flags = VIRTIO_RDMA_WC_F_GRH | VIRTIO_RDMA_WC_F_WITH_SMAC |
+		    VIRTIO_RDMA_WC_F_WITH_NETWORK_HDR_TYPE;
+	if (pkt->info->flags & ROCE_OPF_IMM) {
+		cqe.flags |= VIRTIO_RDMA_WC_F_WITH_IMM;
+		cqe.ex.imm_data = pkt->imm;
+	}
+	cqe.network_hdr_type = v4 ? VIRTIO_RDMA_NETWORK_IPV4 :
+				    VIRTIO_RDMA_NETWORK_IPV6;
+	cqe.src_qp = cpu_to_le32(pkt->deth.sqpn);
+	cqe.vlan_id = cpu_to_le16(VIRTIO_RDMA_VLAN_NONE);
+	if (skb_mac_header_was_set(skb) &&
+	    skb_network_header(skb) - skb_mac_header(skb) >= ETH_HLEN)
+		memcpy(cqe.smac, eth_hdr(skb)->h_source, ETH_ALEN);
+	vrdma_resp_complete(dev, qp, &cqe, pkt->se);
+}
+
+/* Remember a READ or atomic so that a duplicate can be answered. */
+static struct vrdma_rdatom *vrdma_resp_rdatom_new(struct vrdma_xqp *x)
+{
+	struct vrdma_rdatom *r = &x->rdatom[x->rdatom_next];
+
+	x->rdatom_next = (x->rdatom_next + 1) % VRDMA_RDATOM_SLOTS;
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+static struct vrdma_rdatom *vrdma_resp_rdatom_find(struct vrdma_xqp *x,
+						   u32 psn)
+{
+	int i;
+
+	for (i = 0; i < VRDMA_RDATOM_SLOTS; i++) {
+		struct vrdma_rdatom *r = &x->rdatom[i];
+
+		if (r->valid && roce_psn_in_range(psn, r->psn,
+						  roce_psn_sub(r->last_psn,
+							       r->psn) + 1))
+			return r;
+	}
+	return NULL;
+}
+
+/* Send READ responses for [@off, len) of @r, starting at @psn. */
+static void vrdma_resp_read_send(struct vrdma_dev *dev, struct vrdma_qp *qp,
+				 struct vrdma_rdatom *r, u32 off, u32 psn)
+{
+	struct vrdma_xqp *x = qp->xqp;
+	struct roce_pkt pkt = { };
+	struct vrdma_mr *mr;
+	struct sk_buff *skb;
+	bool first, last;
+	u8 *payload;
+	u32 n;
+	int err;
+
+	do {
+		first = off == 0;
+		n = min(r->len - off, x->mtu);
+		last = off + n == r->len;
+		memset(&pkt, 0, sizeof(pkt));
+		if (first && last)
+			pkt.opcode = ROCE_RC(RDMA_READ_RESPONSE_ONLY);
+		else if (first)
+			pkt.opcode = ROCE_RC(RDMA_READ_RESPONSE_FIRST);
+		else if (last)
+			pkt.opcode = ROCE_RC(RDMA_READ_RESPONSE_LAST);
+		else
+			pkt.opcode = ROCE_RC(RDMA_READ_RESPONSE_MIDDLE);
+		pkt.pkey = ROCE_DEFAULT_PKEY;
+		pkt.dqpn = le32_to_cpu(qp->attr.dest_qp_num);
+		pkt.psn = psn;
+		pkt.aeth.syndrome = ROCE_AETH_ACK_UNLIMITED;
+		pkt.aeth.msn = x->msn;
+		pkt.payload_len = n;
+		skb = vrdma_xqp_pkt_alloc(dev, &pkt, &payload);
+		if (!skb)
+			return;
+		if (n) {
+			mr = vrdma_mr_check(dev, qp->pd, r->rkey,
+					    VIRTIO_RDMA_ACCESS_REMOTE_READ,
+					    r->va + off, n, &err);
+			err = mr ? vrdma_mr_copy(dev, mr, r->va + off, payload,
+						 n, VRDMA_FROM_MEM) : err;
+			if (err) {
+				kfree_skb(skb);
+				return;
+			}
+		}
+		vrdma_xqp_send(dev, qp, &qp->attr.av, &pkt, skb);
+		off += n;
+		psn = roce_psn_add(psn, 1);
+	} while (off < r->len);
+}
+
+static void vrdma_resp_atomic_send(struct vrdma_dev *dev, struct vrdma_qp *qp,
+				   struct vrdma_rdatom *r)
+{
+	struct roce_pkt pkt = { };
+	struct sk_buff *skb;
+	u8 *payload;
+
+	pkt.opcode = ROCE_RC(ATOMIC_ACKNOWLEDGE);
+	pkt.pkey = ROCE_DEFAULT_PKEY;
+	pkt.dqpn = le32_to_cpu(qp->attr.dest_qp_num);
+	pkt.psn = r->psn;
+	pkt.aeth.syndrome = ROCE_AETH_ACK_UNLIMITED;
+	pkt.aeth.msn = qp->xqp->msn;
+	pkt.atomic_orig = r->orig;
+	skb = vrdma_xqp_pkt_alloc(dev, &pkt, &payload);
+	if (skb)
+		vrdma_xqp_send(dev, qp, &qp->attr.av, &pkt, skb);
+}
+
+static void vrdma_resp_duplicate(struct vrdma_dev *dev, struct vrdma_qp *qp,
+				 struct roce_pkt *pkt)
+{
+	struct vrdma_xqp *x = qp->xqp;
+	u16 f = pkt->info->flags;
+	struct vrdma_rdatom *r;
+
+	vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_DUPLICATE_REQ);
+	if (f & (ROCE_OPF_READ | ROCE_OPF_ATOMIC)) {
+		r = vrdma_resp_rdatom_find(x, pkt->psn);
+		if (!r || r->psn != pkt->psn)
+			return;
+		vrdma_resp_flush_ack(dev, qp);
+		if (f & ROCE_OPF_READ)
+			vrdma_resp_read_send(dev, qp, r, 0, r->psn);
+		else
+			vrdma_resp_atomic_send(dev, qp, r);
+		return;
+	}
+	/* SEND or WRITE already executed: acknowledge what we have. */
+	if (pkt->ack_req) {
+		x->ack_pending = true;
+		x->ack_psn = roce_psn_sub(x->epsn, 1);
+	}
+}
+
+static bool vrdma_resp_qp_allows(struct vrdma_qp *qp, u32 access)
+{
+	return le32_to_cpu(qp->attr.qp_access_flags) & access;
+}
+
+/* SEND packets of RC and UC. Returns false when the packet was not taken. */
+static bool vrdma_resp_send(struct vrdma_dev *dev, struct vrdma_qp *qp,
+			    struct roce_pkt *pkt)
+{
+	struct virtio_rdma_cqe cqe = { };
+	struct vrdma_xqp *x = qp->xqp;
+	u16 f = pkt->info->flags;
+	int err;
+
+	if (!vrdma_resp_get_rwqe(dev, qp)) {
+		if (qp->type == VIRTIO_RDMA_QPT_RC &&
+		    qp->state != VIRTIO_RDMA_QPS_ERR) {
+			vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_RNR_NAK_SENT);
+			vrdma_resp_nak(dev, qp, ROCE_AETH_RNR_NAK |
+				       qp->attr.min_rnr_timer, -1);
+		}
+		return false;
+	}
+	err = vrdma_sgl_copy(dev, qp->pd, x->rsge, x->rwqe.num_sge,
+			     VIRTIO_RDMA_ACCESS_LOCAL_WRITE, x->recv_off,
+			     (void *)pkt->payload, pkt->payload_len,
+			     VRDMA_TO_MEM);
+	if (err) {
+		vrdma_resp_recv_error(dev, qp, vrdma_resp_mem_status(err));
+		if (qp->type == VIRTIO_RDMA_QPT_RC)
+			vrdma_resp_nak(dev, qp, err == -EMSGSIZE ?
+				       ROCE_AETH_NAK_INVALID_REQ :
+				       ROCE_AETH_NAK_REM_OP_ERR, -1);
+		else
+			vrdma_xqp_fatal(dev, qp, -1);
+		return false;
+	}
+	x->recv_off += pkt->payload_len;
+	if (!(f & ROCE_OPF_LAST))
+		return true;
+
+	cqe.status = VIRTIO_RDMA_WC_SUCCESS;
+	cqe.opcode = VIRTIO_RDMA_WC_OP_RECV;
+	cqe.byte_len = cpu_to_le32(x->recv_off);
+	if (f & ROCE_OPF_IMM) {
+		cqe.flags |= VIRTIO_RDMA_WC_F_WITH_IMM;
+		cqe.ex.imm_data = pkt->imm;
+	}
+	if (f & ROCE_OPF_INV) {
+		if (vrdma_mr_invalidate(dev, qp->pd, pkt->ieth_rkey)) {
+			vrdma_resp_recv_error(dev, qp,
+					      VIRTIO_RDMA_WC_LOC_PROT_ERR);
+			vrdma_resp_nak(dev, qp, ROCE_AETH_NAK_REM_OP_ERR, -1);
+			return false;
+		}
+		cqe.flags |= VIRTIO_RDMA_WC_F_WITH_INV;
+		cqe.ex.invalidated_rkey = cpu_to_le32(pkt->ieth_rkey);
+	}
+	vrdma_resp_complete(dev, qp, &cqe, pkt->se);
+	return true;
+}
+
+static bool vrdma_resp_write(struct vrdma_dev *dev, struct vrdma_qp *qp,
+			     struct roce_pkt *pkt)
+{
+	struct virtio_rdma_cqe cqe = { };
+	struct vrdma_xqp *x = qp->xqp;
+	u16 f = pkt->info->flags;
+	struct vrdma_mr *mr;
+	int err;
+
+	if (f & ROCE_OPF_FIRST) {
+		if (!vrdma_resp_qp_allows(qp, VIRTIO_RDMA_ACCESS_REMOTE_WRITE))
+			goto access_err;
+		x->write_va = pkt->reth.va;
+		x->write_rkey = pkt->reth.rkey;
+		x->write_left = pkt->reth.len;
+		if (x->write_left &&
+		    !vrdma_mr_check(dev, qp->pd, x->write_rkey,
+				    VIRTIO_RDMA_ACCESS_REMOTE_WRITE,
+				    x->write_va, x->write_left, &err))
+			goto access_err;
+	}
+	if (pkt->payload_len > x->write_left ||
+	    ((f & ROCE_OPF_LAST) && pkt->payload_len != x->write_left)) {
+		if (qp->type == VIRTIO_RDMA_QPT_RC)
+			vrdma_resp_nak(dev, qp, ROCE_AETH_NAK_INVALID_REQ,
+				       VRDMA_QP_EV_REQ_ERR);
+		return false;
+	}
+	/* WRITE_WITH_IMM needs its receive WQE before any side effect. */
+	if ((f & ROCE_OPF_IMM) && !vrdma_resp_get_rwqe(dev, qp)) {
+		if (qp->type == VIRTIO_RDMA_QPT_RC) {
+			vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_RNR_NAK_SENT);
+			vrdma_resp_nak(dev, qp, ROCE_AETH_RNR_NAK |
+				       qp->attr.min_rnr_timer, -1);
+		}
+		return false;
+	}
+	if (pkt->payload_len) {
+		mr = vrdma_mr_check(dev, qp->pd, x->write_rkey,
+				    VIRTIO_RDMA_ACCESS_REMOTE_WRITE,
+				    x->write_va, pkt->payload_len, &err);
+		if (!mr || vrdma_mr_copy(dev, mr, x->write_va,
+					 (void *)pkt->payload,
+					 pkt->payload_len, VRDMA_TO_MEM))
+			goto access_err;
+	}
+	x->write_va += pkt->payload_len;
+	x->write_left -= pkt->payload_len;
+	if ((f & ROCE_OPF_LAST) && (f & ROCE_OPF_IMM)) {
+		cqe.status = VIRTIO_RDMA_WC_SUCCESS;
+		cqe.opcode = VIRTIO_RDMA_WC_OP_RECV_RDMA_WITH_IMM;
+		cqe.flags = VIRTIO_RDMA_WC_F_WITH_IMM;
+		cqe.ex.imm_data = pkt->imm;
+		vrdma_resp_complete(dev, qp, &cqe, pkt->se);
+	}
+	return true;
+
+access_err:
+	if (qp->type == VIRTIO_RDMA_QPT_RC)
+		vrdma_resp_nak(dev, qp, ROCE_AETH_NAK_REM_ACCESS_ERR,
+			       VRDMA_QP_EV_ACCESS_ERR);
+	return false;
+}
+
+static bool vrdma_resp_read(struct vrdma_dev *dev, struct vrdma_qp *qp,
+			    struct roce_pkt *pkt)
+{
+	struct vrdma_xqp *x = qp->xqp;
+	struct vrdma_rdatom *r;
+	u32 npkts;
+	int err;
+
+	if (!vrdma_resp_qp_allows(qp, VIRTIO_RDMA_ACCESS_REMOTE_READ) ||
+	    (pkt->reth.len &&
+	     !vrdma_mr_check(dev, qp->pd, pkt->reth.rkey,
+			     VIRTIO_RDMA_ACCESS_REMOTE_READ, pkt->reth.va,
+			     pkt->reth.len, &err))) {
+		vrdma_resp_nak(dev, qp, ROCE_AETH_NAK_REM_ACCESS_ERR,
+			       VRDMA_QP_EV_ACCESS_ERR);
+		return false;
+	}
+	npkts = vrdma_req_npkts(pkt->reth.len, x->mtu);
+	r = vrdma_resp_rdatom_new(x);
+	r->valid = true;
+	r->opcode = pkt->opcode;
+	r->psn = pkt->psn;
+	r->last_psn = roce_psn_add(pkt->psn, npkts - 1);
+	r->va = pkt->reth.va;
+	r->rkey = pkt->reth.rkey;
+	r->len = pkt->reth.len;
+	x->msn++;
+	vrdma_resp_flush_ack(dev, qp);
+	vrdma_resp_read_send(dev, qp, r, 0, r->psn);
+	/* The READ consumed one PSN per response packet. */
+	x->epsn = roce_psn_add(x->epsn, npkts - 1);
+	return true;
+}
+
+static bool vrdma_resp_atomic(struct vrdma_dev *dev, struct vrdma_qp *qp,
+			      struct roce_pkt *pkt)
+{
+	struct vrdma_xqp *x = qp->xqp;
+	struct vrdma_rdatom *r;
+	struct vrdma_mr *mr;
+	u64 va = pkt->atomiceth.va;
+	u64 orig;
+	int err;
+
+	if (va & 7) {
+		vrdma_resp_nak(dev, qp, ROCE_AETH_NAK_INVALID_REQ,
+			       VRDMA_QP_EV_REQ_ERR);
+		return false;
+	}
+	mr = vrdma_mr_check(dev, qp->pd, pkt->atomiceth.rkey,
+			    VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC, va, 8, &err);
+	if (!mr || !vrdma_resp_qp_allows(qp, VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC) ||
+	    vrdma_mr_atomic(dev, mr, va,
+			    pkt->opcode == ROCE_RC(COMPARE_SWAP) ?
+			    VRDMA_ATOMIC_CMP_SWP : VRDMA_ATOMIC_FETCH_ADD,
+			    pkt->opcode == ROCE_RC(COMPARE_SWAP) ?
+			    pkt->atomiceth.compare : pkt->atomiceth.swap_add,
+			    pkt->atomiceth.swap_add, &orig)) {
+		vrdma_resp_nak(dev, qp, ROCE_AETH_NAK_REM_ACCESS_ERR,
+			       VRDMA_QP_EV_ACCESS_ERR);
+		return false;
+	}
+	r = vrdma_resp_rdatom_new(x);
+	r->valid = true;
+	r->opcode = pkt->opcode;
+	r->psn = pkt->psn;
+	r->last_psn = pkt->psn;
+	r->orig = orig;
+	x->msn++;
+	vrdma_resp_flush_ack(dev, qp);
+	vrdma_resp_atomic_send(dev, qp, r);
+	return true;
+}
+
+void vrdma_resp_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
+		       struct sk_buff *skb, struct roce_pkt *pkt)
+{
+	struct vrdma_xqp *x = qp->xqp;
+	u16 f = pkt->info->flags;
+	bool rc = qp->type == VIRTIO_RDMA_QPT_RC;
+	bool ok;
+	s32 d;
+
+	if (qp->state != VIRTIO_RDMA_QPS_RTR &&
+	    qp->state != VIRTIO_RDMA_QPS_RTS &&
+	    qp->state != VIRTIO_RDMA_QPS_SQD)
+		return;
+	if (vrdma_resp_is_ud(qp)) {
+		vrdma_resp_ud(dev, qp, skb, pkt);
+		return;
+	}
+
+	d = roce_psn_diff(pkt->psn, x->epsn);
+	if (rc && d < 0) {
+		vrdma_resp_duplicate(dev, qp, pkt);
+		return;
+	}
+	if (d > 0) {
+		if (rc) {
+			if (!x->nak_sent) {
+				x->nak_sent = true;
+				vrdma_stat_inc(dev,
+					       VIRTIO_RDMA_STAT_SEQ_NAK_SENT);
+				vrdma_resp_flush_ack(dev, qp);
+				vrdma_resp_send_ack(dev, qp,
+						    ROCE_AETH_NAK_PSN_SEQ_ERR,
+						    x->epsn);
+			}
+			return;
+		}
+		/* UC: drop the partial message, resync on a new one. */
+		x->prev_opcode = ROCE_OPCODE_NONE;
+		x->recv_off = 0;
+		x->write_left = 0;
+		x->epsn = pkt->psn;
+	}
+	if (!vrdma_roce_opcode_seq_ok(x->prev_opcode, pkt->opcode)) {
+		if (rc) {
+			vrdma_resp_nak(dev, qp, ROCE_AETH_NAK_INVALID_REQ,
+				       VRDMA_QP_EV_REQ_ERR);
+			return;
+		}
+		if (!(f & ROCE_OPF_FIRST))
+			return;
+		x->recv_off = 0;
+	}
+	x->nak_sent = false;
+
+	if (f & ROCE_OPF_SEND)
+		ok = vrdma_resp_send(dev, qp, pkt);
+	else if (f & ROCE_OPF_WRITE)
+		ok = vrdma_resp_write(dev, qp, pkt);
+	else if (rc && (f & ROCE_OPF_READ))
+		ok = vrdma_resp_read(dev, qp, pkt);
+	else if (rc && (f & ROCE_OPF_ATOMIC))
+		ok = vrdma_resp_atomic(dev, qp, pkt);
+	else
+		ok = false;
+	if (!ok) {
+		if (!rc) {
+			x->prev_opcode = ROCE_OPCODE_NONE;
+			x->recv_off = 0;
+			x->epsn = roce_psn_add(pkt->psn, 1);
+		}
+		return;
+	}
+
+	x->prev_opcode = (f & ROCE_OPF_LAST) ? ROCE_OPCODE_NONE : pkt->opcode;
+	if ((f & ROCE_OPF_LAST) && !(f & (ROCE_OPF_READ | ROCE_OPF_ATOMIC)))
+		x->msn++;
+	if (rc && (pkt->ack_req) && !(f & (ROCE_OPF_READ | ROCE_OPF_ATOMIC))) {
+		x->ack_pending = true;
+		x->ack_psn = pkt->psn;
+	}
+	x->epsn = roce_psn_add(x->epsn, 1);
+}

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vdpa_rdma: per-QP transport state.
+ *
+ * Everything here runs in the device worker under dev->lock, except the
+ * timer callbacks, which only mark the QP and wake the worker.  A QP with
+ * work (a doorbell, received packets, an expired timer) sits on the
+ * device's pending list until the worker has run its requester, responder
+ * and completer.
+ */
+#include <linux/slab.h>
+
+#include "roce.h"
+#include "roce_psn.h"
+#include "vdpa_rdma.h"
+#include "xport.h"
+
+/* Timers shorter than this only cause spurious retransmissions. */
+#define VRDMA_MIN_TIMEOUT_NS	(500 * NSEC_PER_USEC)
+#define VRDMA_PEND_BUDGET	64
+
+static void vrdma_xqp_mark(struct vrdma_xqp *x)
+{
+	struct vrdma_xdev *xd = x->dev->xdev;
+	unsigned long flags;
+
+	spin_lock_irqsave(&xd->pend_lock, flags);
+	if (list_empty(&x->pend_entry))
+		list_add_tail(&x->pend_entry, &xd->pend);
+	spin_unlock_irqrestore(&xd->pend_lock, flags);
+}
+
+/* Queue the QP for the worker; the caller runs under dev->lock. */
+void vrdma_xqp_kick(struct vrdma_dev *dev, struct vrdma_qp *qp)
+{
+	if (!qp->xqp || !dev->xdev)
+		return;
+	vrdma_xqp_mark(qp->xqp);
+	vrdma_schedule(dev);
+}
+
+static enum hrtimer_restart vrdma_retrans_fn(struct hrtimer *t)
+{
+	struct vrdma_xqp *x = container_of(t, struct vrdma_xqp, retrans_timer);
+
+	set_bit(VRDMA_XQP_EV_RETRANS, &x->events);
+	vrdma_xqp_mark(x);
+	vrdma_schedule(x->dev);
+	return HRTIMER_NORESTART;
+}
+
+static enum hrtimer_restart vrdma_rnr_fn(struct hrtimer *t)
+{
+	struct vrdma_xqp *x = container_of(t, struct vrdma_xqp, rnr_timer);
+
+	set_bit(VRDMA_XQP_EV_RNR, &x->events);
+	vrdma_xqp_mark(x);
+	vrdma_schedule(x->dev);
+	return HRTIMER_NORESTART;
+}
+
+/* (Re)start the retransmission timer: 4.096 us * 2^timeout, 0 = none. */
+void vrdma_xqp_timer_arm(struct vrdma_xqp *x)
+{
+	u8 timeout = x->qp->attr.timeout;
+	u64 ns;
+
+	if (!timeout)
+		return;
+	ns = max_t(u64, 4096ULL << min_t(u8, timeout, 31),
+		   VRDMA_MIN_TIMEOUT_NS);
+	hrtimer_start(&x->retrans_timer, ns_to_ktime(ns), HRTIMER_MODE_REL_SOFT);
+}
+
+int vrdma_xqp_create(struct vrdma_dev *dev, struct vrdma_qp *qp)
+{
+	struct vrdma_xqp *x;
+
+	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	if (!x)
+		return -ENOMEM;
+	x->swq = kvcalloc(qp->sq.depth, sizeof(*x->swq), GFP_KERNEL);
+	if (!x->swq) {
+		kfree(x);
+		return -ENOMEM;
+	}
+	x->qp = qp;
+	x->dev = dev;
+	INIT_LIST_HEAD(&x->pend_entry);
+	skb_queue_head_init(&x->rxq);
+	hrtimer_init(&x->retrans_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	x->retrans_timer.function = vrdma_retrans_fn;
+	hrtimer_init(&x->rnr_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	x->rnr_timer.function = vrdma_rnr_fn;
+	x->prev_opcode = ROCE_OPCODE_NONE;
+	qp->xqp = x;
+	return 0;
+}
+
+/* Stop timers and drop queued packets; the QP stays known to the worker. */
+static void vrdma_xqp_quiesce(struct vrdma_dev *dev, struct vrdma_xqp *x)
+{
+	unsigned long flags;
+
+	hrtimer_cancel(&x->retrans_timer);
+	hrtimer_cancel(&x->rnr_timer);
+	skb_queue_purge(&x->rxq);
+	if (dev->xdev) {
+		spin_lock_irqsave(&dev->xdev->pend_lock, flags);
+		list_del_init(&x->pend_entry);
+		spin_unlock_irqrestore(&dev->xdev->pend_lock, flags);
+	}
+	x->events = 0;
+}
+
+void vrdma_xqp_destroy(struct vrdma_dev *dev, struct vrdma_qp *qp)
+{
+	struct vrdma_xqp *x = qp->xqp;
+
+	if (!x)
+		return;
+	vrdma_xqp_quiesce(dev, x);
+	kvfree(x->swq);
+	kfree(x);
+	qp->xqp = NULL;
+}
+
+static void vrdma_xqp_req_init(struct vrdma_qp *qp, struct vrdma_xqp *x)
+{
+	x->sq_fetched = qp->sq_cons;
+	x->sq_next = qp->sq_cons;
+	x->req_off = 0;
+	x->req_psn = roce_psn_mask(le32_to_cpu(qp->attr.sq_psn));
+	x->acked_psn = roce_psn_sub(x->req_psn, 1);
+	x->retry_left = qp->attr.retry_cnt;
+	x->rnr_left = qp->attr.rnr_retry;
+	x->rnr_wait = false;
+}
+
+static void vrdma_xqp_resp_init(struct vrdma_qp *qp, struct vrdma_xqp *x)
+{
+	x->epsn = roce_psn_mask(le32_to_cpu(qp->attr.rq_psn));
+	x->msn = 0;
+	x->prev_opcode = ROCE_OPCODE_NONE;
+	x->nak_sent = false;
+	x->ack_pending = false;
+	x->rwqe_valid = false;
+	x->recv_off = 0;
+	x->write_left = 0;
+	memset(x->rdatom, 0, sizeof(x->rdatom));
+}
+
+/* Called by qp.c before it applies the side effects of a new state. */
+void vrdma_xqp_state(struct vrdma_dev *dev, struct vrdma_qp *qp, u8 next)
+{
+	struct vrdma_xqp *x = qp->xqp;
+	u8 cur = qp->state;
+
+	if (!x)
+		return;
+	x->mtu = 128U << clamp_t(u8, qp->attr.path_mtu, 1, 5);
+	switch (next) {
+	case VIRTIO_RDMA_QPS_RESET:
+	case VIRTIO_RDMA_QPS_ERR:
+		vrdma_xqp_quiesce(dev, x);
+		x->rwqe_valid = false;
+		break;
+	case VIRTIO_RDMA_QPS_INIT:
+		vrdma_xqp_req_init(qp, x);
+		vrdma_xqp_resp_init(qp, x);
+		break;
+	case VIRTIO_RDMA_QPS_RTR:
+		if (cur != VIRTIO_RDMA_QPS_RTR)
+			vrdma_xqp_resp_init(qp, x);
+		break;
+	case VIRTIO_RDMA_QPS_RTS:
+		if (cur != VIRTIO_RDMA_QPS_RTS && cur != VIRTIO_RDMA_QPS_SQD) {
+			vrdma_xqp_req_init(qp, x);
+			/* WQEs posted before RTS wait for it. */
+			vrdma_xqp_kick(dev, qp);
+		}
+		break;
+	}
+}
+
+/* A fatal transport error: event, then ERR (which flushes). */
+void vrdma_xqp_fatal(struct vrdma_dev *dev, struct vrdma_qp *qp, int ev)
+{
+	if (qp->state == VIRTIO_RDMA_QPS_ERR)
+		return;
+	if (ev >= 0)
+		vrdma_event_raise(dev, &qp->ev[ev], 0);
+	vrdma_qp_set_err(dev, qp);
+}
+
+/**
+ * vrdma_xqp_pkt_alloc - a packet buffer with @pkt's headers built
+ * @dev: the device
+ * @pkt: headers; pad is set here from payload_len
+ * @payload: set to where payload_len bytes of payload go
+ *
+ * Return: the skb (data = BTH .. ICRC, pad zeroed), or NULL.
+ */
+struct sk_buff *vrdma_xqp_pkt_alloc(struct vrdma_dev *dev,
+				    struct roce_pkt *pkt, u8 **payload)
+{
+	const struct roce_opcode_info *info = vrdma_roce_opcode(pkt->opcode);
+	struct sk_buff *skb;
+	u32 total;
+	int hlen;
+	u8 *buf;
+
+	if (!info)
+		return NULL;
+	pkt->pad = roce_pad_len(pkt->payload_len);
+	total = info->hdr_len + pkt->payload_len + pkt->pad + ROCE_ICRC_BYTES;
+	skb = vrdma_net_alloc_skb(dev, total);
+	if (!skb)
+		return NULL;
+	buf = skb_put(skb, total);
+	hlen = vrdma_roce_build(pkt, buf, total);
+	if (WARN_ON_ONCE(hlen < 0)) {
+		kfree_skb(skb);
+		return NULL;
+	}
+	memset(buf + hlen + pkt->payload_len, 0,
+	       pkt->pad + ROCE_ICRC_BYTES);
+	*payload = buf + hlen;
+	return skb;
+}
+
+/**
+ * vrdma_xqp_send - route, checksum and send a packet
+ * @dev: the device
+ * @qp: the sending QP
+ * @av: destination
+ * @pkt: its headers (for the UDP source port)
+ * @skb: from vrdma_xqp_pkt_alloc(), consumed
+ *
+ * Return: 0, -EINVAL for a bad address vector, or another negative errno
+ * when the packet was dropped (loss, which retransmission recovers).
+ */
+int vrdma_xqp_send(struct vrdma_dev *dev, struct vrdma_qp *qp,
+		   const struct virtio_rdma_av *av, struct roce_pkt *pkt,
+		   struct sk_buff *skb)
+{
+	int ret, ipver;
+
+	ret = vrdma_net_prepare(dev, av, skb,
+				vrdma_net_sport(av, qp->qpn, pkt->dqpn));
+	if (ret) {
+		kfree_skb(skb);
+		return ret;
+	}
+	ipver = skb->protocol == htons(ETH_P_IP) ? 4 : 6;
+	ret = vrdma_roce_icrc_generate(skb->data, skb->len, ipver);
+	if (ret) {
+		kfree_skb(skb);
+		return ret;
+	}
+	return vrdma_net_send(dev, skb);
+}
+
+static void vrdma_xqp_run(struct vrdma_dev *dev, struct vrdma_qp *qp)
+{
+	struct vrdma_xqp *x = qp->xqp;
+	struct roce_pkt pkt;
+	struct sk_buff *skb;
+
+	while ((skb = skb_dequeue(&x->rxq))) {
+		if (vrdma_roce_parse(skb->data, skb->len, &pkt)) {
+			kfree_skb(skb);
+			continue;
+		}
+		if (pkt.info->flags & ROCE_OPF_RESP)
+			vrdma_comp_packet(dev, qp, &pkt);
+		else
+			vrdma_resp_packet(dev, qp, skb, &pkt);
+		kfree_skb(skb);
+		if (!qp->xqp)
+			return;
+	}
+	vrdma_resp_flush_ack(dev, qp);
+
+	if (test_and_clear_bit(VRDMA_XQP_EV_RNR, &x->events))
+		x->rnr_wait = false;
+	if (test_and_clear_bit(VRDMA_XQP_EV_RETRANS, &x->events))
+		vrdma_comp_timeout(dev, qp);
+	vrdma_comp_run(dev, qp);
+	vrdma_req_process(dev, qp);
+	/* Local operations and unreliable sends finish in the requester. */
+	vrdma_comp_run(dev, qp);
+}
+
+/* Returns true when QPs may still have work. */
+bool vrdma_xqp_run_pending(struct vrdma_dev *dev)
+{
+	struct vrdma_xdev *xd = dev->xdev;
+	struct vrdma_xqp *x;
+	int i;
+
+	lockdep_assert_held(&dev->lock);
+
+	for (i = 0; i < VRDMA_PEND_BUDGET; i++) {
+		spin_lock_irq(&xd->pend_lock);
+		x = list_first_entry_or_null(&xd->pend, struct vrdma_xqp,
+					     pend_entry);
+		if (x)
+			list_del_init(&x->pend_entry);
+		spin_unlock_irq(&xd->pend_lock);
+		if (!x)
+			return false;
+		vrdma_xqp_run(dev, x->qp);
+	}
+	return true;
+}

@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite virtio_rdma_traffic: RoCEv2 traffic between two QPs of a
+ * virtio_rdma ib_device (default virtio_rdma0) through the kernel verbs
+ * API.  The packets leave through the device's netdev (lo in the scenario
+ * kernel-traffic) and come back through its UDP socket, so every case
+ * runs requester, responder and completer on the wire.
+ *
+ * Skips when the device does not exist or has no RoCEv2 IPv4 GID.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_verbs.h>
+
+static char *ibdev = "virtio_rdma0";
+module_param(ibdev, charp, 0444);
+MODULE_PARM_DESC(ibdev, "RDMA device to test");
+
+#define VTT_BUF		16384
+#define VTT_WAIT_MS	5000
+
+struct vtt {
+	struct ib_device *ib;
+	struct ib_pd *pd;
+	struct ib_cq *cq[2];
+	struct ib_qp *qp[2];
+	u8 *buf[3];
+	u64 dma[3];
+	u32 sgid_index;
+	union ib_gid gid;
+};
+
+static int vtt_find_gid(struct vtt *t)
+{
+	const struct ib_gid_attr *attr;
+	int i;
+
+	for (i = 0; i < t->ib->port_data[1].immutable.gid_tbl_len; i++) {
+		attr = rdma_get_gid_attr(t->ib, 1, i);
+		if (IS_ERR(attr))
+			continue;
+		if (attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
+		    ipv6_addr_v4mapped((struct in6_addr *)attr->gid.raw)) {
+			t->sgid_index = i;
+			t->gid = attr->gid;
+			rdma_put_gid_attr(attr);
+			return 0;
+		}
+		rdma_put_gid_attr(attr);
+	}
+	return -ENOENT;
+}
+
+static int vtt_init(struct kunit *test)
+{
+	struct vtt *t;
+	int i;
+
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	test->priv = t;
+	t->ib = ib_device_get_by_name(ibdev, RDMA_DRIVER_UNKNOWN);
+	if (!t->ib)
+		kunit_skip(test, "no RDMA device %s", ibdev);
+	if (vtt_find_gid(t)) {
+		ib_device_put(t->ib);
+		t->ib = NULL;
+		kunit_skip(test, "%s has no RoCEv2 IPv4 GID", ibdev);
+	}
+	t->pd = ib_alloc_pd(t->ib, IB_PD_UNSAFE_GLOBAL_RKEY);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->pd));
+	for (i = 0; i < 2; i++) {
+		t->cq[i] = ib_alloc_cq(t->ib, NULL, 64, 0, IB_POLL_DIRECT);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t->cq[i]));
+	}
+	for (i = 0; i < 3; i++) {
+		t->buf[i] = kzalloc(VTT_BUF, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, t->buf[i]);
+		t->dma[i] = ib_dma_map_single(t->ib, t->buf[i], VTT_BUF,
+					      DMA_BIDIRECTIONAL);
+		KUNIT_ASSERT_FALSE(test, ib_dma_mapping_error(t->ib,
+							      t->dma[i]));
+	}
+	return 0;
+}
+
+static void vtt_exit(struct kunit *test)
+{
+	struct vtt *t = test->priv;
+	int i;
+
+	if (!t || !t->ib)
+		return;
+	for (i = 0; i < 2; i++)
+		if (!IS_ERR_OR_NULL(t->qp[i]))
+			ib_destroy_qp(t->qp[i]);
+	for (i = 0; i < 3; i++) {
+		if (t->buf[i])
+			ib_dma_unmap_single(t->ib, t->dma[i], VTT_BUF,
+					    DMA_BIDIRECTIONAL);
+		kfree(t->buf[i]);
+	}
+	for (i = 0; i < 2; i++)
+		if (!IS_ERR_OR_NULL(t->cq[i]))
+			ib_free_cq(t->cq[i]);
+	if (!IS_ERR_OR_NULL(t->pd))
+		ib_dealloc_pd(t->pd);
+	ib_device_put(t->ib);
+}
+
+static void vtt_ah(struct vtt *t, struct rdma_ah_attr *ah)
+{
+	memset(ah, 0, sizeof(*ah));
+	ah->type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(ah, 1);
+	rdma_ah_set_grh(ah, &t->gid, 0, t->sgid_index, 64, 0);
+}
+
+/* Two QPs of @type connected to each other (UD: only brought to RTS). */
+static void vtt_pair(struct kunit *test, enum ib_qp_type type, u8 rnr_retry,
+		     u8 timeout, u8 retry_cnt)
+{
+	struct vtt *t = test->priv;
+	struct ib_qp_init_attr init = { };
+	struct ib_qp_attr a;
+	int i, mask;
+
+	init.qp_type = type;
+	init.sq_sig_type = IB_SIGNAL_REQ_WR;
+	init.cap.max_send_wr = 16;
+	init.cap.max_recv_wr = 16;
+	init.cap.max_send_sge = 2;
+	init.cap.max_recv_sge = 2;
+	for (i = 0; i < 2; i++) {
+		init.send_cq = t->cq[i];
+		init.recv_cq = t->cq[i];
+		t->qp[i] = ib_create_qp(t->pd, &init);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t->qp[i]));
+	}
+	for (i = 0; i < 2; i++) {
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IB_QPS_INIT;
+		a.pkey_index = 0;
+		a.port_num = 1;
+		mask = IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT;
+		if (type == IB_QPT_UD) {
+			a.qkey = 0x1234;
+			mask |= IB_QP_QKEY;
+		} else {
+			a.qp_access_flags = IB_ACCESS_REMOTE_WRITE |
+					    IB_ACCESS_REMOTE_READ |
+					    IB_ACCESS_REMOTE_ATOMIC;
+			mask |= IB_QP_ACCESS_FLAGS;
+		}
+		KUNIT_ASSERT_EQ(test, ib_modify_qp(t->qp[i], &a, mask), 0);
+
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IB_QPS_RTR;
+		mask = IB_QP_STATE;
+		if (type != IB_QPT_UD) {
+			vtt_ah(t, &a.ah_attr);
+			a.path_mtu = IB_MTU_1024;
+			a.dest_qp_num = t->qp[!i]->qp_num;
+			a.rq_psn = 100 + !i;
+			mask |= IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN |
+				IB_QP_RQ_PSN;
+			if (type == IB_QPT_RC) {
+				a.max_dest_rd_atomic = 4;
+				a.min_rnr_timer = 1;
+				mask |= IB_QP_MAX_DEST_RD_ATOMIC |
+					IB_QP_MIN_RNR_TIMER;
+			}
+		}
+		KUNIT_ASSERT_EQ(test, ib_modify_qp(t->qp[i], &a, mask), 0);
+
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IB_QPS_RTS;
+		a.sq_psn = 100 + i;
+		mask = IB_QP_STATE | IB_QP_SQ_PSN;
+		if (type == IB_QPT_RC) {
+			a.timeout = timeout;
+			a.retry_cnt = retry_cnt;
+			a.rnr_retry = rnr_retry;
+			a.max_rd_atomic = 4;
+			mask |= IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
+				IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC;
+		}
+		KUNIT_ASSERT_EQ(test, ib_modify_qp(t->qp[i], &a, mask), 0);
+	}
+}
+
+static int vtt_poll(struct vtt *t, int i, struct ib_wc *wc)
+{
+	int ms, n;
+
+	for (ms = 0; ms < VTT_WAIT_MS; ms++) {
+		n = ib_poll_cq(t->cq[i], 1, wc);
+		if (n)
+			return n;
+		msleep(1);
+	}
+	return 0;
+}
+
+static void vtt_post_recv(struct kunit *test, int q, int b, u32 off, u32 len,
+			  u64 wr_id)
+{
+	struct vtt *t = test->priv;
+	const struct ib_recv_wr *bad;
+	struct ib_sge sge = {
+		.addr = t->dma[b] + off,
+		.length = len,
+		.lkey = t->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+	};
+
+	KUNIT_ASSERT_EQ(test, ib_post_recv(t->qp[q], &wr, &bad), 0);
+}
+
+static void vtt_post_rdma(struct kunit *test, int q, enum ib_wr_opcode op,
+			  int b, u32 len, u64 raddr, u32 rkey, u32 lkey,
+			  u64 wr_id)
+{
+	struct vtt *t = test->priv;
+	const struct ib_send_wr *bad;
+	struct ib_sge sge = {
+		.addr = t->dma[b], .length = len, .lkey = lkey,
+	};
+	struct ib_rdma_wr wr = { };
+
+	wr.wr.wr_id = wr_id;
+	wr.wr.opcode = op;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.wr.ex.imm_data = cpu_to_be32(0xabcd);
+	wr.remote_addr = raddr;
+	wr.rkey = rkey;
+	KUNIT_ASSERT_EQ(test, ib_post_send(t->qp[q], &wr.wr, &bad), 0);
+}
+
+static void vtt_expect_wc(struct kunit *test, int i, u64 wr_id,
+			  enum ib_wc_status status, enum ib_wc_opcode op,
+			  u32 len)
+{
+	struct vtt *t = test->priv;
+	struct ib_wc wc;
+
+	KUNIT_ASSERT_EQ(test, vtt_poll(t, i, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, wr_id);
+	KUNIT_EXPECT_EQ(test, wc.status, status);
+	if (status != IB_WC_SUCCESS)
+		return;
+	KUNIT_EXPECT_EQ(test, wc.opcode, op);
+	if (len != U32_MAX)
+		KUNIT_EXPECT_EQ(test, wc.byte_len, len);
+}
+
+static void vtt_fill(struct vtt *t, int b, u32 len, u8 seed)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		t->buf[b][i] = seed + i * 7;
+}
+
+static void vtt_rc_send(struct kunit *test)
+{
+	struct vtt *t = test->priv;
+	u32 len = 3000;	/* three packets at 1024 */
+
+	vtt_pair(test, IB_QPT_RC, 7, 14, 7);
+	vtt_fill(t, 0, len, 1);
+	vtt_post_recv(test, 1, 1, 0, VTT_BUF, 11);
+	vtt_post_rdma(test, 0, IB_WR_SEND, 0, len, 0, 0,
+		      t->pd->local_dma_lkey, 10);
+	vtt_expect_wc(test, 0, 10, IB_WC_SUCCESS, IB_WC_SEND, U32_MAX);
+	vtt_expect_wc(test, 1, 11, IB_WC_SUCCESS, IB_WC_RECV, len);
+	KUNIT_EXPECT_EQ(test, memcmp(t->buf[0], t->buf[1], len), 0);
+}
+
+static void vtt_rc_write_read(struct kunit *test)
+{
+	struct vtt *t = test->priv;
+	u32 rkey = t->pd->unsafe_global_rkey;
+	u32 lkey = t->pd->local_dma_lkey;
+	u32 len = 5000;
+	struct ib_wc wc;
+
+	vtt_pair(test, IB_QPT_RC, 7, 14, 7);
+	vtt_fill(t, 0, len, 3);
+	vtt_post_rdma(test, 0, IB_WR_RDMA_WRITE, 0, len, t->dma[1], rkey,
+		      lkey, 20);
+	vtt_expect_wc(test, 0, 20, IB_WC_SUCCESS, IB_WC_RDMA_WRITE, U32_MAX);
+	KUNIT_EXPECT_EQ(test, memcmp(t->buf[0], t->buf[1], len), 0);
+
+	vtt_post_rdma(test, 0, IB_WR_RDMA_READ, 2, len, t->dma[1], rkey,
+		      lkey, 21);
+	vtt_expect_wc(test, 0, 21, IB_WC_SUCCESS, IB_WC_RDMA_READ, len);
+	KUNIT_EXPECT_EQ(test, memcmp(t->buf[0], t->buf[2], len), 0);
+
+	/* WRITE_WITH_IMM consumes a receive on the peer. */
+	vtt_post_recv(test, 1, 2, 0, 16, 23);
+	vtt_post_rdma(test, 0, IB_WR_RDMA_WRITE_WITH_IMM, 0, 100, t->dma[1],
+		      rkey, lkey, 22);
+	vtt_expect_wc(test, 0, 22, IB_WC_SUCCESS, IB_WC_RDMA_WRITE, U32_MAX);
+	KUNIT_ASSERT_EQ(test, vtt_poll(t, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV_RDMA_WITH_IMM);
+	KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(wc.ex.imm_data), 0xabcd);
+}
+
+static void vtt_rc_atomic(struct kunit *test)
+{
+	struct vtt *t = test->priv;
+	const struct ib_send_wr *bad;
+	struct ib_atomic_wr wr = { };
+	struct ib_sge sge = {
+		.addr = t->dma[0], .length = 8,
+		.lkey = t->pd->local_dma_lkey,
+	};
+	u64 *remote = (u64 *)t->buf[1];
+
+	if (!(t->ib->attrs.atomic_cap))
+		kunit_skip(test, "no atomics");
+	vtt_pair(test, IB_QPT_RC, 7, 14, 7);
+	*remote = 40;
+	wr.wr.wr_id = 30;
+	wr.wr.opcode = IB_WR_ATOMIC_FETCH_AND_ADD;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.remote_addr = t->dma[1];
+	wr.rkey = t->pd->unsafe_global_rkey;
+	wr.compare_add = 2;
+	KUNIT_ASSERT_EQ(test, ib_post_send(t->qp[0], &wr.wr, &bad), 0);
+	vtt_expect_wc(test, 0, 30, IB_WC_SUCCESS, IB_WC_FETCH_ADD, 8);
+	KUNIT_EXPECT_EQ(test, *(u64 *)t->buf[0], 40);
+	KUNIT_EXPECT_EQ(test, *remote, 42);
+
+	wr.wr.wr_id = 31;
+	wr.wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;
+	wr.compare_add = 42;
+	wr.swap = 7;
+	KUNIT_ASSERT_EQ(test, ib_post_send(t->qp[0], &wr.wr, &bad), 0);
+	vtt_expect_wc(test, 0, 31, IB_WC_SUCCESS, IB_WC_COMP_SWAP, 8);
+	KUNIT_EXPECT_EQ(test, *(u64 *)t->buf[0], 42);
+	KUNIT_EXPECT_EQ(test, *remote, 7);
+}
+
+static void vtt_uc_send(struct kunit *test)
+{
+	struct vtt *t = test->priv;
+	u32 len = 2500;
+
+	vtt_pair(test, IB_QPT_UC, 0, 0, 0);
+	vtt_fill(t, 0, len, 5);
+	vtt_post_recv(test, 1, 1, 0, VTT_BUF, 41);
+	vtt_post_rdma(test, 0, IB_WR_SEND, 0, len, 0, 0,
+		      t->pd->local_dma_lkey, 40);
+	vtt_expect_wc(test, 0, 40, IB_WC_SUCCESS, IB_WC_SEND, U32_MAX);
+	vtt_expect_wc(test, 1, 41, IB_WC_SUCCESS, IB_WC_RECV, len);
+	KUNIT_EXPECT_EQ(test, memcmp(t->buf[0], t->buf[1], len), 0);
+}
+
+static void vtt_ud_send(struct kunit *test)
+{
+	struct vtt *t = test->priv;
+	const struct ib_send_wr *bad;
+	struct rdma_ah_attr aha;
+	struct ib_ud_wr wr = { };
+	struct ib_sge sge = {
+		.addr = t->dma[0], .length = 200,
+		.lkey = t->pd->local_dma_lkey,
+	};
+	struct ib_wc wc;
+	struct ib_ah *ah;
+
+	vtt_pair(test, IB_QPT_UD, 0, 0, 0);
+	vtt_ah(t, &aha);
+	ah = rdma_create_ah(t->pd, &aha, RDMA_CREATE_AH_SLEEPABLE);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ah));
+	vtt_fill(t, 0, 200, 9);
+	vtt_post_recv(test, 1, 1, 0, 1024, 51);
+	wr.wr.wr_id = 50;
+	wr.wr.opcode = IB_WR_SEND;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.ah = ah;
+	wr.remote_qpn = t->qp[1]->qp_num;
+	wr.remote_qkey = 0x1234;
+	KUNIT_ASSERT_EQ(test, ib_post_send(t->qp[0], &wr.wr, &bad), 0);
+	vtt_expect_wc(test, 0, 50, IB_WC_SUCCESS, IB_WC_SEND, U32_MAX);
+	KUNIT_ASSERT_EQ(test, vtt_poll(t, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc.byte_len, 240);
+	KUNIT_EXPECT_EQ(test, wc.src_qp, t->qp[0]->qp_num);
+	KUNIT_EXPECT_TRUE(test, wc.wc_flags & IB_WC_GRH);
+	KUNIT_EXPECT_EQ(test, memcmp(t->buf[0], t->buf[1] + 40, 200), 0);
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+}
+
+static void vtt_err_bad_rkey(struct kunit *test)
+{
+	struct vtt *t = test->priv;
+
+	vtt_pair(test, IB_QPT_RC, 7, 14, 7);
+	vtt_post_rdma(test, 0, IB_WR_RDMA_WRITE, 0, 64, t->dma[1],
+		      t->pd->unsafe_global_rkey ^ 0x100, t->pd->local_dma_lkey,
+		      60);
+	vtt_expect_wc(test, 0, 60, IB_WC_REM_ACCESS_ERR, 0, 0);
+}
+
+static void vtt_err_bad_lkey(struct kunit *test)
+{
+	struct vtt *t = test->priv;
+
+	vtt_pair(test, IB_QPT_RC, 7, 14, 7);
+	vtt_post_rdma(test, 0, IB_WR_SEND, 0, 64, 0, 0,
+		      t->pd->local_dma_lkey ^ 0x100, 61);
+	vtt_expect_wc(test, 0, 61, IB_WC_LOC_PROT_ERR, 0, 0);
+}
+
+static void vtt_err_rnr(struct kunit *test)
+{
+	struct vtt *t = test->priv;
+
+	vtt_pair(test, IB_QPT_RC, 0, 14, 7);
+	vtt_post_rdma(test, 0, IB_WR_SEND, 0, 64, 0, 0,
+		      t->pd->local_dma_lkey, 62);
+	vtt_expect_wc(test, 0, 62, IB_WC_RNR_RETRY_EXC_ERR, 0, 0);
+}
+
+static void vtt_err_retry(struct kunit *test)
+{
+	struct vtt *t = test->priv;
+
+	vtt_pair(test, IB_QPT_RC, 7, 8, 2);
+	KUNIT_ASSERT_EQ(test, ib_destroy_qp(t->qp[1]), 0);
+	t->qp[1] = NULL;
+	vtt_post_rdma(test, 0, IB_WR_SEND, 0, 64, 0, 0,
+		      t->pd->local_dma_lkey, 63);
+	vtt_expect_wc(test, 0, 63, IB_WC_RETRY_EXC_ERR, 0, 0);
+}
+
+static struct kunit_case vtt_cases[] = {
+	KUNIT_CASE(vtt_rc_send),
+	KUNIT_CASE(vtt_rc_write_read),
+	KUNIT_CASE(vtt_rc_atomic),
+	KUNIT_CASE(vtt_uc_send),
+	KUNIT_CASE(vtt_ud_send),
+	KUNIT_CASE(vtt_err_bad_rkey),
+	KUNIT_CASE(vtt_err_bad_lkey),
+	KUNIT_CASE(vtt_err_rnr),
+	KUNIT_CASE(vtt_err_retry),
+	{}
+};
+
+static struct kunit_suite vtt_suite = {
+	.name = "virtio_rdma_traffic",
+	.init = vtt_init,
+	.exit = vtt_exit,
+	.test_cases = vtt_cases,
+};
+kunit_test_suite(vtt_suite);
+
+MODULE_DESCRIPTION("KUnit: RoCEv2 traffic through a virtio_rdma device");
+MODULE_LICENSE("GPL");
