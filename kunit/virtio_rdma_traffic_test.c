@@ -11,6 +11,7 @@
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/module.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
@@ -327,18 +328,36 @@ static void vtt_rc_atomic(struct kunit *test)
 		.lkey = t->pd->local_dma_lkey,
 	};
 	u64 *remote = (u64 *)t->buf[1];
+	struct ib_reg_wr reg = { };
+	struct scatterlist sg;
+	struct ib_mr *mr;
 
 	if (!(t->ib->attrs.atomic_cap))
 		kunit_skip(test, "no atomics");
 	vtt_pair(test, IB_QPT_RC, 7, 14, 7);
+	/* The PD's global rkey has no atomic right: fast-register one. */
+	mr = ib_alloc_mr(t->pd, IB_MR_TYPE_MEM_REG, VTT_BUF / PAGE_SIZE + 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(mr));
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = t->dma[1];
+	sg_dma_len(&sg) = VTT_BUF;
+	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE), 1);
+	reg.wr.wr_id = 29;
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.wr.send_flags = IB_SEND_SIGNALED;
+	reg.mr = mr;
+	reg.key = mr->rkey;
+	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_ATOMIC;
+	KUNIT_ASSERT_EQ(test, ib_post_send(t->qp[1], &reg.wr, &bad), 0);
+	vtt_expect_wc(test, 1, 29, IB_WC_SUCCESS, IB_WC_REG_MR, U32_MAX);
 	*remote = 40;
 	wr.wr.wr_id = 30;
 	wr.wr.opcode = IB_WR_ATOMIC_FETCH_AND_ADD;
 	wr.wr.sg_list = &sge;
 	wr.wr.num_sge = 1;
 	wr.wr.send_flags = IB_SEND_SIGNALED;
-	wr.remote_addr = t->dma[1];
-	wr.rkey = t->pd->unsafe_global_rkey;
+	wr.remote_addr = mr->iova;
+	wr.rkey = mr->rkey;
 	wr.compare_add = 2;
 	KUNIT_ASSERT_EQ(test, ib_post_send(t->qp[0], &wr.wr, &bad), 0);
 	vtt_expect_wc(test, 0, 30, IB_WC_SUCCESS, IB_WC_FETCH_ADD, 8);
@@ -353,6 +372,9 @@ static void vtt_rc_atomic(struct kunit *test)
 	vtt_expect_wc(test, 0, 31, IB_WC_SUCCESS, IB_WC_COMP_SWAP, 8);
 	KUNIT_EXPECT_EQ(test, *(u64 *)t->buf[0], 42);
 	KUNIT_EXPECT_EQ(test, *remote, 7);
+	ib_destroy_qp(t->qp[1]);
+	t->qp[1] = NULL;
+	ib_dereg_mr(mr);
 }
 
 static void vtt_uc_send(struct kunit *test)

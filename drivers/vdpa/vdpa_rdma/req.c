@@ -331,7 +331,7 @@ static bool vrdma_req_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	}
 	x->req_psn = roce_psn_add(x->req_psn, npsn);
 	x->req_off += n;
-	if (!last || (n == 0 && x->req_off < w->len))
+	if (!last)
 		return true;
 	if (qp->type == VIRTIO_RDMA_QPT_RC) {
 		w->state = VRDMA_SWQE_SENT;
