@@ -105,10 +105,14 @@ static struct vrt *vrt_get(struct kunit *test)
 /* A PD and a CQ shared by the QP cases, counted in the baseline deltas. */
 static void vrt_get_pd_cq(struct kunit *test, struct vrt *t)
 {
-	t->pd = ib_alloc_pd(t->ib, 0);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(t->pd));
-	t->cq = ib_alloc_cq(t->ib, NULL, 64, 0, IB_POLL_DIRECT);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(t->cq));
+	struct ib_pd *pd = ib_alloc_pd(t->ib, 0);
+	struct ib_cq *cq;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pd));
+	t->pd = pd;
+	cq = ib_alloc_cq(t->ib, NULL, 64, 0, IB_POLL_DIRECT);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
+	t->cq = cq;
 }
 
 static struct ib_qp *vrt_create_qp(struct vrt *t, enum ib_qp_type type,
@@ -609,13 +613,98 @@ static void vrt_flush_ud(struct kunit *test)
 	vrt_flush(test, IB_QPT_UD);
 }
 
+struct vrt_event {
+	struct completion done;
+	atomic_t comp;
+};
+
+static void vrt_comp_handler(struct ib_cq *cq, void *ctx)
+{
+	struct vrt_event *e = ctx;
+
+	atomic_inc(&e->comp);
+	complete(&e->done);
+}
+
+/* An armed CQ gets a completion event (eventq COMP) for a new CQE. */
+static void vrt_cq_event(struct kunit *test)
+{
+	struct vrt *t = vrt_get(test);
+	struct ib_cq_init_attr cattr = { .cqe = 16, .comp_vector = 1 };
+	const struct ib_recv_wr *bad;
+	struct ib_recv_wr rwr = { .wr_id = 42 };
+	struct ib_qp_attr attr = {};
+	struct ib_qp_init_attr init;
+	struct vrt_event e;
+	struct ib_qp *qp;
+	struct ib_cq *cq;
+	struct ib_wc wc;
+
+	init_completion(&e.done);
+	atomic_set(&e.comp, 0);
+	vrt_get_pd_cq(test, t);
+	cattr.comp_vector %= t->ib->num_comp_vectors;
+	cq = ib_create_cq(t->ib, vrt_comp_handler, NULL, &e, &cattr);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(cq));
+
+	memset(&init, 0, sizeof(init));
+	init.send_cq = cq;
+	init.recv_cq = cq;
+	init.qp_type = IB_QPT_RC;
+	init.cap.max_send_wr = 4;
+	init.cap.max_recv_wr = 4;
+	init.cap.max_recv_sge = 1;
+	qp = ib_create_qp(t->pd, &init);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	attr.qp_state = IB_QPS_INIT;
+	attr.port_num = 1;
+	KUNIT_ASSERT_EQ(test, vrt_modify(qp, &attr, IB_QP_STATE |
+					 IB_QP_PKEY_INDEX | IB_QP_PORT |
+					 IB_QP_ACCESS_FLAGS), 0);
+	KUNIT_ASSERT_EQ(test, ib_post_recv(qp, &rwr, &bad), 0);
+
+	/* Nothing pending: arming reports no missed event. */
+	KUNIT_EXPECT_EQ(test, ib_req_notify_cq(cq, IB_CQ_NEXT_COMP |
+					       IB_CQ_REPORT_MISSED_EVENTS), 0);
+	attr.qp_state = IB_QPS_ERR;
+	KUNIT_ASSERT_EQ(test, vrt_modify(qp, &attr, IB_QP_STATE), 0);
+	KUNIT_EXPECT_GT(test, wait_for_completion_timeout(&e.done, 5 * HZ), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&e.comp), 1);
+
+	/* A CQE is there: arming again reports it, and polling returns it. */
+	KUNIT_EXPECT_EQ(test, ib_req_notify_cq(cq, IB_CQ_NEXT_COMP |
+					       IB_CQ_REPORT_MISSED_EVENTS), 1);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(cq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 42);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_PTR_EQ(test, wc.qp, qp);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(cq, 1, &wc), 0);
+
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+	ib_destroy_cq(cq);
+}
+
 static void vrt_port(struct kunit *test)
 {
 	struct vrt *t = vrt_get(test);
-	struct ib_port_attr pattr;
+	struct ib_port_attr pattr, aattr;
+	spinlock_t lock;	/* a caller that cannot sleep */
 	u16 pkey;
+	int ret;
+
+	/* Callers that cannot sleep get the same answer, without a command. */
+	spin_lock_init(&lock);
+	spin_lock(&lock);
+	ret = ib_query_port(t->ib, 1, &aattr);
+	spin_unlock(&lock);
+	KUNIT_EXPECT_EQ(test, ret, 0);
 
 	KUNIT_ASSERT_EQ(test, ib_query_port(t->ib, 1, &pattr), 0);
+	KUNIT_EXPECT_EQ(test, aattr.state, pattr.state);
+	KUNIT_EXPECT_EQ(test, aattr.active_mtu, pattr.active_mtu);
+	KUNIT_EXPECT_EQ(test, aattr.max_mtu, pattr.max_mtu);
+	KUNIT_EXPECT_EQ(test, aattr.gid_tbl_len, pattr.gid_tbl_len);
+	KUNIT_EXPECT_EQ(test, aattr.port_cap_flags, pattr.port_cap_flags);
 	KUNIT_EXPECT_EQ(test, rdma_port_get_link_layer(t->ib, 1),
 			IB_LINK_LAYER_ETHERNET);
 	KUNIT_EXPECT_TRUE(test, rdma_protocol_roce_udp_encap(t->ib, 1));
@@ -640,6 +729,7 @@ static struct kunit_case vrt_cases[] = {
 	KUNIT_CASE(vrt_bad_transitions),
 	KUNIT_CASE(vrt_flush_rc),
 	KUNIT_CASE(vrt_flush_ud),
+	KUNIT_CASE(vrt_cq_event),
 	{}
 };
 

@@ -6,8 +6,14 @@
  * context (verbs that consumers may call under a lock).  Several commands
  * may be in flight; the device executes them one at a time in order.  A
  * command that the device never completes must not hang the kernel: after
- * cmd_timeout_ms the device is marked broken, every later command fails with
- * -EIO, and the command's buffers stay allocated until the device is reset.
+ * cmd_timeout_ms the device is marked broken and every later command fails
+ * with -EIO.  A timed-out command is abandoned: its buffers stay with the
+ * device until it completes the command or is reset.
+ *
+ * A caller in atomic context busy-polls for at most 5 s and then gives up
+ * without declaring the device broken: a software device (vdpa_rdma) may
+ * need the very CPU that spins to run its worker.  An object such a command
+ * created on the device is then leaked there until reset.
  */
 
 #include <linux/delay.h>
@@ -33,6 +39,7 @@ struct vrdma_cmd {
 	void *buf;			/* driver-readable part, then device-writable */
 	u32 used;
 	bool completed;			/* under ctrl_lock */
+	bool abandoned;			/* on dev->orphans; freed when used */
 };
 
 static void vrdma_cmd_free(struct vrdma_cmd *cmd)
@@ -48,6 +55,11 @@ static void vrdma_ctrl_reap(struct vrdma_dev *dev)
 	unsigned int len;
 
 	while ((cmd = virtqueue_get_buf(dev->ctrlq, &len))) {
+		if (cmd->abandoned) {
+			list_del(&cmd->node);
+			vrdma_cmd_free(cmd);
+			continue;
+		}
 		cmd->used = len;
 		cmd->completed = true;
 		complete(&cmd->done);
@@ -181,10 +193,15 @@ int vrdma_cmd_raw(struct vrdma_dev *dev, const void *out, size_t out_len,
 
 	spin_lock_irqsave(&dev->ctrl_lock, flags);
 	if (!cmd->completed) {
-		/* The device still owns the buffers: free them after reset. */
+		/* The device still owns the buffers: free them when it is done. */
+		cmd->abandoned = true;
 		list_add_tail(&cmd->node, &dev->orphans);
 		spin_unlock_irqrestore(&dev->ctrl_lock, flags);
-		vrdma_mark_broken(dev, "control command timed out");
+		if (sleep)
+			vrdma_mark_broken(dev, "control command timed out");
+		else
+			dev_warn_ratelimited(&dev->vdev->dev,
+					     "command timed out in atomic context\n");
 		return -ETIMEDOUT;
 	}
 	spin_unlock_irqrestore(&dev->ctrl_lock, flags);

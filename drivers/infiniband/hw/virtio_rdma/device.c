@@ -88,28 +88,28 @@ static int vrdma_query_port_cmd(struct vrdma_dev *dev,
 
 int vrdma_query_port_caps(struct vrdma_dev *dev)
 {
-	struct virtio_rdma_query_port_resp *r;
+	struct virtio_rdma_query_port_resp *r = &dev->port;
 	int err;
 
-	r = kzalloc(sizeof(*r), GFP_KERNEL);
-	if (!r)
-		return -ENOMEM;
 	err = vrdma_query_port_cmd(dev, r);
-	if (!err) {
-		dev->gid_tbl_len = le32_to_cpu(r->gid_tbl_len);
-		dev->port_cap_flags = le32_to_cpu(r->port_cap_flags);
-		dev->port_max_msg_sz = le32_to_cpu(r->max_msg_sz);
-		dev->active_speed = le16_to_cpu(r->active_speed);
-		dev->active_width = r->active_width;
-		dev->max_mtu = r->max_mtu;
-		if (!dev->gid_tbl_len || dev->max_mtu < IB_MTU_256 ||
-		    dev->max_mtu > IB_MTU_4096) {
-			dev_err(&dev->vdev->dev, "device reports unusable port\n");
-			err = -EINVAL;
-		}
+	if (err)
+		return err;
+	dev->gid_tbl_len = le32_to_cpu(r->gid_tbl_len);
+	dev->max_mtu = r->max_mtu;
+	if (!dev->gid_tbl_len || dev->max_mtu < IB_MTU_256 ||
+	    dev->max_mtu > IB_MTU_4096 || le16_to_cpu(r->pkey_tbl_len) != 1) {
+		dev_err(&dev->vdev->dev, "device reports unusable port\n");
+		return -EINVAL;
 	}
-	kfree(r);
-	return err;
+	return 0;
+}
+
+/* The probe-time QUERY_PORT answer; state and MTU come from the netdev. */
+static void vrdma_cached_port(struct vrdma_dev *dev,
+			      struct virtio_rdma_query_port_resp *r)
+{
+	*r = dev->port;
+	r->active_mtu = r->max_mtu;
 }
 
 int vrdma_query_device(struct ib_device *ib, struct ib_device_attr *attr,
@@ -204,9 +204,18 @@ int vrdma_query_port(struct ib_device *ib, u32 port, struct ib_port_attr *attr)
 	if (port != VRDMA_PORT)
 		return -EINVAL;
 
-	err = vrdma_query_port_cmd(dev, r);
-	if (err)
-		return err;
+	/*
+	 * Everything but state and MTU is fixed for the device's life, and
+	 * those follow the netdev: a caller that cannot sleep gets the values
+	 * QUERY_PORT returned at probe instead of a busy-polled command.
+	 */
+	if (preemptible()) {
+		err = vrdma_query_port_cmd(dev, r);
+		if (err)
+			return err;
+	} else {
+		vrdma_cached_port(dev, r);
+	}
 
 	attr->state = vrdma_netdev_port_state(dev);
 	attr->phys_state = attr->state == IB_PORT_ACTIVE ?

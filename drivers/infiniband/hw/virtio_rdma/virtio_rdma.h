@@ -129,11 +129,8 @@ struct vrdma_dev {
 
 	struct vrdma_caps caps;
 	bool atomic;
+	struct virtio_rdma_query_port_resp port;	/* at probe */
 	u32 gid_tbl_len;
-	u32 port_cap_flags;
-	u32 port_max_msg_sz;
-	u16 active_speed;
-	u8 active_width;
 	u8 max_mtu;
 
 	struct xarray cqs;	/* handle -> vrdma_cq, for events */
