@@ -196,15 +196,15 @@ static void vtt_pair(struct kunit *test, enum ib_qp_type type, u8 rnr_retry,
 
 static int vtt_poll(struct vtt *t, int i, struct ib_wc *wc)
 {
-	int ms, n;
+	unsigned long end = jiffies + msecs_to_jiffies(VTT_WAIT_MS);
+	int n;
 
-	for (ms = 0; ms < VTT_WAIT_MS; ms++) {
+	for (;;) {
 		n = ib_poll_cq(t->cq[i], 1, wc);
-		if (n)
+		if (n || time_after(jiffies, end))
 			return n;
-		msleep(1);
+		usleep_range(100, 500);
 	}
-	return 0;
 }
 
 static void vtt_post_recv(struct kunit *test, int q, int b, u32 off, u32 len,
@@ -492,6 +492,7 @@ static struct kunit_suite vtt_suite = {
 	.exit = vtt_exit,
 	.test_cases = vtt_cases,
 };
+
 kunit_test_suite(vtt_suite);
 
 MODULE_DESCRIPTION("KUnit: RoCEv2 traffic through a virtio_rdma device");

@@ -89,6 +89,7 @@ void vrdma_comp_run(struct vrdma_dev *dev, struct vrdma_qp *qp)
 			}
 		}
 		qp->sq_cons++;
+		/* The driver reuses the slot once it sees cons: CQE first. */
 		smp_store_release(&qp->sq.ctl->cons, cpu_to_le32(qp->sq_cons));
 		if (fail && !w->soft_err) {
 			vrdma_xqp_fatal(dev, qp, -1);
@@ -114,7 +115,7 @@ static void vrdma_comp_progress(struct vrdma_qp *qp, u32 psn)
 
 /*
  * Everything up to @psn is acknowledged.  A READ or atomic passed over by
- * the acknowledgement lost its response: send it again.  Returns false
+ * the acknowledgment lost its response: send it again.  Returns false
  * when it did that.
  */
 static bool vrdma_comp_ack_upto(struct vrdma_dev *dev, struct vrdma_qp *qp,

@@ -151,6 +151,7 @@ static bool vrdma_req_fetch(struct vrdma_dev *dev, struct vrdma_qp *qp)
 	struct vrdma_swqe *w;
 	u32 prod, n;
 
+	/* Pairs with the driver's release of prod after writing the WQE. */
 	prod = le32_to_cpu(smp_load_acquire(&ring->ctl->prod));
 	if (prod - qp->sq_cons > ring->depth) {
 		vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_BAD_WQE);
@@ -160,6 +161,7 @@ static bool vrdma_req_fetch(struct vrdma_dev *dev, struct vrdma_qp *qp)
 	if (prod == x->sq_fetched) {
 		/* Ask for a doorbell, then look once more (spec). */
 		WRITE_ONCE(ring->ctl->notify, cpu_to_le32(prod));
+		/* Order the notify store before re-reading prod (spec). */
 		smp_mb();
 		if (le32_to_cpu(READ_ONCE(ring->ctl->prod)) == prod)
 			return false;

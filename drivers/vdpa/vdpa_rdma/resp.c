@@ -77,6 +77,7 @@ static bool vrdma_resp_get_rwqe(struct vrdma_dev *dev, struct vrdma_qp *qp)
 		return true;
 	if (!ring->depth)
 		return false;
+	/* Pairs with the driver's release of prod after writing the WQE. */
 	prod = le32_to_cpu(smp_load_acquire(&ring->ctl->prod));
 	if (prod == qp->rq_cons)
 		return false;
@@ -107,6 +108,7 @@ static void vrdma_resp_complete(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	cqe->qp_handle = cpu_to_le32(qp->qpn);
 	x->rwqe_valid = false;
 	qp->rq_cons++;
+	/* The WQE was copied out: the driver may reuse its slot. */
 	smp_store_release(&qp->rq.ctl->cons, cpu_to_le32(qp->rq_cons));
 	if (vrdma_cq_post(dev, qp->rcq, cqe, solicited))
 		vrdma_xqp_fatal(dev, qp, VRDMA_QP_EV_FATAL);
@@ -580,7 +582,7 @@ void vrdma_resp_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	x->prev_opcode = (f & ROCE_OPF_LAST) ? ROCE_OPCODE_NONE : pkt->opcode;
 	if ((f & ROCE_OPF_LAST) && !(f & (ROCE_OPF_READ | ROCE_OPF_ATOMIC)))
 		x->msn++;
-	if (rc && (pkt->ack_req) && !(f & (ROCE_OPF_READ | ROCE_OPF_ATOMIC))) {
+	if (rc && pkt->ack_req && !(f & (ROCE_OPF_READ | ROCE_OPF_ATOMIC))) {
 		x->ack_pending = true;
 		x->ack_psn = pkt->psn;
 	}
