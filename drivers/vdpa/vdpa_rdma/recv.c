@@ -13,6 +13,8 @@
 #include "vdpa_rdma.h"
 #include "xport.h"
 
+#define VRDMA_QP_RXQ_MIN	2048U
+
 #define VRDMA_RX_BUDGET		64
 
 static bool vrdma_rx_one(struct vrdma_dev *dev, struct sk_buff *skb)
@@ -53,7 +55,12 @@ static bool vrdma_rx_one(struct vrdma_dev *dev, struct sk_buff *skb)
 	if (qp->state < VIRTIO_RDMA_QPS_RTR ||
 	    qp->state == VIRTIO_RDMA_QPS_ERR)
 		goto drop;
-	if (skb_queue_len(&qp->xqp->rxq) >= qp->rq.depth + qp->sq.depth + 64)
+	/*
+	 * A READ answers with up to 2^31 bytes at once: room for a 1 MiB
+	 * READ at the smallest MTU, or responses are lost to our own queue.
+	 */
+	if (skb_queue_len(&qp->xqp->rxq) >=
+	    max(qp->rq.depth + qp->sq.depth + 64, VRDMA_QP_RXQ_MIN))
 		goto drop;
 	skb_queue_tail(&qp->xqp->rxq, skb);
 	vrdma_xqp_kick(dev, qp);
