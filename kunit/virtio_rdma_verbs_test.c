@@ -684,6 +684,339 @@ static void vrt_cq_event(struct kunit *test)
 	ib_destroy_cq(cq);
 }
 
+/* GID index of ::ffff:127.0.0.1 on the device's port, or -1. */
+static int vrt_loopback_gid(struct vrt *t)
+{
+	const struct ib_gid_attr *a;
+	union ib_gid gid = {};
+	int i;
+
+	gid.raw[10] = 0xff;
+	gid.raw[11] = 0xff;
+	gid.raw[12] = 127;
+	gid.raw[15] = 1;
+	for (i = 0; i < t->ib->port_data[1].immutable.gid_tbl_len; i++) {
+		a = rdma_get_gid_attr(t->ib, 1, i);
+		if (IS_ERR(a))
+			continue;
+		if (!memcmp(&a->gid, &gid, sizeof(gid))) {
+			rdma_put_gid_attr(a);
+			return i;
+		}
+		rdma_put_gid_attr(a);
+	}
+	return -1;
+}
+
+/* Polls @n completions within 5 s. */
+static int vrt_poll(struct ib_cq *cq, struct ib_wc *wc, int n)
+{
+	int got = 0, i, r;
+
+	for (i = 0; i < 500 && got < n; i++) {
+		r = ib_poll_cq(cq, n - got, wc + got);
+		if (r < 0)
+			return r;
+		got += r;
+		if (got < n)
+			usleep_range(5000, 10000);
+	}
+	return got;
+}
+
+struct vrt_lb {
+	struct ib_qp *qp;
+	struct ib_mr *mr;
+	void *buf;
+	u64 dma;
+	struct rdma_ah_attr av;
+};
+
+static void vrt_lb_free(struct vrt *t, struct vrt_lb *lb)
+{
+	if (lb->mr && !IS_ERR(lb->mr))
+		ib_dereg_mr(lb->mr);
+	if (lb->qp && !IS_ERR(lb->qp))
+		ib_destroy_qp(lb->qp);
+	if (lb->dma)
+		ib_dma_unmap_single(t->ib, lb->dma, 2 * PAGE_SIZE,
+				    DMA_BIDIRECTIONAL);
+}
+
+/* A QP connected to itself over ::ffff:127.0.0.1 (lo), in RTS. */
+static void vrt_lb_setup(struct kunit *test, struct vrt *t, struct vrt_lb *lb,
+			 enum ib_qp_type type)
+{
+	struct ib_qp_init_attr init = {
+		.qp_type = type,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = {
+			.max_send_wr = 8,
+			.max_recv_wr = 8,
+			.max_send_sge = 2,
+			.max_recv_sge = 2,
+			.max_inline_data = 64,
+		},
+	};
+	const struct ib_gid_attr *sgid;
+	struct ib_qp_attr attr = {};
+	union ib_gid dgid;
+	int idx, mask;
+
+	vrt_get_pd_cq(test, t);
+	idx = vrt_loopback_gid(t);
+	if (idx < 0)
+		kunit_skip(test, "no ::ffff:127.0.0.1 GID: not on lo");
+	sgid = rdma_get_gid_attr(t->ib, 1, idx);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(sgid));
+	dgid = sgid->gid;
+	rdma_put_gid_attr(sgid);
+	lb->av.type = rdma_ah_find_type(t->ib, 1);
+	rdma_ah_set_port_num(&lb->av, 1);
+	rdma_ah_set_grh(&lb->av, &dgid, 0, idx, 64, 0);
+
+	lb->buf = kunit_kzalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, lb->buf);
+	lb->dma = ib_dma_map_single(t->ib, lb->buf, 2 * PAGE_SIZE,
+				    DMA_BIDIRECTIONAL);
+	KUNIT_ASSERT_FALSE(test, ib_dma_mapping_error(t->ib, lb->dma));
+
+	init.send_cq = t->cq;
+	init.recv_cq = t->cq;
+	lb->qp = ib_create_qp(t->pd, &init);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(lb->qp));
+
+	attr.qp_state = IB_QPS_INIT;
+	attr.port_num = 1;
+	mask = IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT;
+	if (type == IB_QPT_UD) {
+		attr.qkey = 0x11111111;
+		mask |= IB_QP_QKEY;
+	} else {
+		attr.qp_access_flags = IB_ACCESS_REMOTE_WRITE |
+				       IB_ACCESS_REMOTE_READ;
+		mask |= IB_QP_ACCESS_FLAGS;
+	}
+	KUNIT_ASSERT_EQ(test, vrt_modify(lb->qp, &attr, mask), 0);
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTR;
+	mask = IB_QP_STATE;
+	if (type == IB_QPT_RC) {
+		attr.ah_attr = lb->av;
+		attr.path_mtu = IB_MTU_1024;
+		attr.dest_qp_num = lb->qp->qp_num;
+		attr.max_dest_rd_atomic = 4;
+		attr.min_rnr_timer = 12;
+		mask |= IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN |
+			IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |
+			IB_QP_MIN_RNR_TIMER;
+	}
+	KUNIT_ASSERT_EQ(test, vrt_modify(lb->qp, &attr, mask), 0);
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTS;
+	mask = IB_QP_STATE | IB_QP_SQ_PSN;
+	if (type == IB_QPT_RC) {
+		attr.timeout = 14;
+		attr.retry_cnt = 7;
+		attr.rnr_retry = 7;
+		attr.max_rd_atomic = 4;
+		mask |= IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
+			IB_QP_MAX_QP_RD_ATOMIC;
+	}
+	KUNIT_ASSERT_EQ(test, vrt_modify(lb->qp, &attr, mask), 0);
+}
+
+/* RC to itself: SEND with immediate, inline SEND, fast-reg, RDMA WRITE/READ. */
+static void vrt_rc_traffic(struct kunit *test)
+{
+	struct vrt *t = vrt_get(test);
+	struct vrt_lb lb = {};
+	const struct ib_send_wr *bad;
+	const struct ib_recv_wr *rbad;
+	u32 lkey = 0;
+	struct ib_sge sge, rsge;
+	struct ib_recv_wr rwr = { .wr_id = 100, .sg_list = &rsge, .num_sge = 1 };
+	struct ib_send_wr swr = {};
+	struct ib_rdma_wr rdma = {};
+	struct ib_reg_wr reg = {};
+	struct scatterlist sg;
+	struct ib_wc *wc;
+	u8 *src, *dst;
+	int i;
+
+	/* Off the stack: KASAN makes this frame too large otherwise. */
+	wc = kunit_kcalloc(test, 2, sizeof(*wc), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, wc);
+	vrt_lb_setup(test, t, &lb, IB_QPT_RC);
+	lkey = t->pd->local_dma_lkey;
+	src = lb.buf;
+	dst = lb.buf + PAGE_SIZE;
+	for (i = 0; i < 256; i++)
+		src[i] = i;
+
+	/* SEND with immediate data into a posted receive */
+	rsge = (struct ib_sge){ lb.dma + PAGE_SIZE, 256, lkey };
+	KUNIT_ASSERT_EQ(test, ib_post_recv(lb.qp, &rwr, &rbad), 0);
+	sge = (struct ib_sge){ lb.dma, 200, lkey };
+	swr.wr_id = 1;
+	swr.sg_list = &sge;
+	swr.num_sge = 1;
+	swr.opcode = IB_WR_SEND_WITH_IMM;
+	swr.send_flags = IB_SEND_SIGNALED;
+	swr.ex.imm_data = cpu_to_be32(0x12345678);
+	ib_dma_sync_single_for_device(t->ib, lb.dma, 2 * PAGE_SIZE,
+				      DMA_BIDIRECTIONAL);
+	KUNIT_ASSERT_EQ(test, ib_post_send(lb.qp, &swr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, vrt_poll(t->cq, wc, 2), 2);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
+		if (wc[i].opcode == IB_WC_RECV) {
+			KUNIT_EXPECT_EQ(test, wc[i].wr_id, 100);
+			KUNIT_EXPECT_EQ(test, wc[i].byte_len, 200);
+			KUNIT_EXPECT_TRUE(test, wc[i].wc_flags & IB_WC_WITH_IMM);
+			KUNIT_EXPECT_EQ(test, be32_to_cpu(wc[i].ex.imm_data),
+					0x12345678);
+		} else {
+			KUNIT_EXPECT_EQ(test, wc[i].opcode, IB_WC_SEND);
+			KUNIT_EXPECT_EQ(test, wc[i].wr_id, 1);
+		}
+	}
+	ib_dma_sync_single_for_cpu(t->ib, lb.dma, 2 * PAGE_SIZE,
+				   DMA_BIDIRECTIONAL);
+	KUNIT_EXPECT_EQ(test, memcmp(src, dst, 200), 0);
+
+	/* Inline SEND: the data travels in the WQE */
+	memset(dst, 0, 256);
+	KUNIT_ASSERT_EQ(test, ib_post_recv(lb.qp, &rwr, &rbad), 0);
+	sge = (struct ib_sge){ (uintptr_t)src + 16, 48, 0 };
+	swr.opcode = IB_WR_SEND;
+	swr.send_flags = IB_SEND_SIGNALED | IB_SEND_INLINE;
+	KUNIT_ASSERT_EQ(test, ib_post_send(lb.qp, &swr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, vrt_poll(t->cq, wc, 2), 2);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[1].status, IB_WC_SUCCESS);
+	ib_dma_sync_single_for_cpu(t->ib, lb.dma, 2 * PAGE_SIZE,
+				   DMA_BIDIRECTIONAL);
+	KUNIT_EXPECT_EQ(test, memcmp(src + 16, dst, 48), 0);
+
+	/* Fast registration of the second page for remote access */
+	lb.mr = ib_alloc_mr(t->pd, IB_MR_TYPE_MEM_REG, 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(lb.mr));
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = lb.dma + PAGE_SIZE;
+	sg_dma_len(&sg) = PAGE_SIZE;
+	KUNIT_ASSERT_EQ(test, ib_map_mr_sg(lb.mr, &sg, 1, NULL, PAGE_SIZE), 1);
+	ib_update_fast_reg_key(lb.mr, ib_inc_rkey(lb.mr->rkey) & 0xff);
+	reg.wr.opcode = IB_WR_REG_MR;
+	reg.wr.wr_id = 2;
+	reg.wr.send_flags = IB_SEND_SIGNALED;
+	reg.mr = lb.mr;
+	reg.key = lb.mr->rkey;
+	reg.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		     IB_ACCESS_REMOTE_READ;
+	KUNIT_ASSERT_EQ(test, ib_post_send(lb.qp, &reg.wr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, vrt_poll(t->cq, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[0].opcode, IB_WC_REG_MR);
+
+	/* RDMA WRITE src -> MR, then RDMA READ MR -> src + 1024 */
+	memset(dst, 0, 256);
+	ib_dma_sync_single_for_device(t->ib, lb.dma, 2 * PAGE_SIZE,
+				      DMA_BIDIRECTIONAL);
+	sge = (struct ib_sge){ lb.dma, 128, lkey };
+	rdma.wr.wr_id = 3;
+	rdma.wr.sg_list = &sge;
+	rdma.wr.num_sge = 1;
+	rdma.wr.opcode = IB_WR_RDMA_WRITE;
+	rdma.wr.send_flags = IB_SEND_SIGNALED;
+	rdma.remote_addr = lb.mr->iova + 64;
+	rdma.rkey = lb.mr->rkey;
+	KUNIT_ASSERT_EQ(test, ib_post_send(lb.qp, &rdma.wr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, vrt_poll(t->cq, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[0].opcode, IB_WC_RDMA_WRITE);
+	sge = (struct ib_sge){ lb.dma + 1024, 128, lkey };
+	rdma.wr.wr_id = 4;
+	rdma.wr.opcode = IB_WR_RDMA_READ;
+	KUNIT_ASSERT_EQ(test, ib_post_send(lb.qp, &rdma.wr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, vrt_poll(t->cq, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[0].opcode, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, wc[0].byte_len, 128);
+	ib_dma_sync_single_for_cpu(t->ib, lb.dma, 2 * PAGE_SIZE,
+				   DMA_BIDIRECTIONAL);
+	KUNIT_EXPECT_EQ(test, memcmp(src, dst + 64, 128), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(src, src + 1024, 128), 0);
+
+	/* LOCAL_INV, signalled */
+	swr = (struct ib_send_wr){ .wr_id = 5, .opcode = IB_WR_LOCAL_INV,
+				   .send_flags = IB_SEND_SIGNALED,
+				   .ex.invalidate_rkey = lb.mr->rkey };
+	KUNIT_ASSERT_EQ(test, ib_post_send(lb.qp, &swr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, vrt_poll(t->cq, wc, 1), 1);
+	KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, wc[0].opcode, IB_WC_LOCAL_INV);
+	vrt_lb_free(t, &lb);
+}
+
+/* UD to itself: the receive carries the GRH and the network header type. */
+static void vrt_ud_traffic(struct kunit *test)
+{
+	struct vrt *t = vrt_get(test);
+	struct vrt_lb lb = {};
+	const struct ib_send_wr *bad;
+	const struct ib_recv_wr *rbad;
+	struct ib_sge sge, rsge;
+	struct ib_recv_wr rwr = { .wr_id = 100, .sg_list = &rsge, .num_sge = 1 };
+	struct ib_ud_wr ud = {};
+	struct ib_wc wc[2];
+	u8 *src, *dst;
+	int i;
+
+	vrt_lb_setup(test, t, &lb, IB_QPT_UD);
+	ud.ah = rdma_create_ah(t->pd, &lb.av, RDMA_CREATE_AH_SLEEPABLE);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ud.ah));
+	src = lb.buf;
+	dst = lb.buf + PAGE_SIZE;
+	for (i = 0; i < 256; i++)
+		src[i] = 255 - i;
+	ib_dma_sync_single_for_device(t->ib, lb.dma, 2 * PAGE_SIZE,
+				      DMA_BIDIRECTIONAL);
+
+	rsge = (struct ib_sge){ lb.dma + PAGE_SIZE, 40 + 256,
+				t->pd->local_dma_lkey };
+	KUNIT_ASSERT_EQ(test, ib_post_recv(lb.qp, &rwr, &rbad), 0);
+	sge = (struct ib_sge){ lb.dma, 100, t->pd->local_dma_lkey };
+	ud.wr.wr_id = 1;
+	ud.wr.sg_list = &sge;
+	ud.wr.num_sge = 1;
+	ud.wr.opcode = IB_WR_SEND;
+	ud.wr.send_flags = IB_SEND_SIGNALED;
+	ud.remote_qpn = lb.qp->qp_num;
+	ud.remote_qkey = 0x11111111;
+	KUNIT_ASSERT_EQ(test, ib_post_send(lb.qp, &ud.wr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, vrt_poll(t->cq, wc, 2), 2);
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_SUCCESS);
+		if (wc[i].opcode != IB_WC_RECV)
+			continue;
+		KUNIT_EXPECT_EQ(test, wc[i].byte_len, 40 + 100);
+		KUNIT_EXPECT_TRUE(test, wc[i].wc_flags & IB_WC_GRH);
+		KUNIT_EXPECT_TRUE(test, wc[i].wc_flags &
+				  IB_WC_WITH_NETWORK_HDR_TYPE);
+		KUNIT_EXPECT_EQ(test, wc[i].network_hdr_type,
+				RDMA_NETWORK_IPV4);
+		KUNIT_EXPECT_EQ(test, wc[i].src_qp, lb.qp->qp_num);
+	}
+	ib_dma_sync_single_for_cpu(t->ib, lb.dma, 2 * PAGE_SIZE,
+				   DMA_BIDIRECTIONAL);
+	KUNIT_EXPECT_EQ(test, memcmp(src, dst + 40, 100), 0);
+	rdma_destroy_ah(ud.ah, RDMA_DESTROY_AH_SLEEPABLE);
+	vrt_lb_free(t, &lb);
+}
+
 static void vrt_port(struct kunit *test)
 {
 	struct vrt *t = vrt_get(test);
@@ -730,6 +1063,8 @@ static struct kunit_case vrt_cases[] = {
 	KUNIT_CASE(vrt_flush_rc),
 	KUNIT_CASE(vrt_flush_ud),
 	KUNIT_CASE(vrt_cq_event),
+	KUNIT_CASE(vrt_rc_traffic),
+	KUNIT_CASE(vrt_ud_traffic),
 	{}
 };
 
