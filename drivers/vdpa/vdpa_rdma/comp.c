@@ -9,6 +9,7 @@
  */
 #include "roce.h"
 #include "roce_psn.h"
+#include "roce_rel.h"
 #include "vdpa_rdma.h"
 #include "xport.h"
 
@@ -108,6 +109,8 @@ static void vrdma_comp_progress(struct vrdma_qp *qp, u32 psn)
 
 	if (roce_psn_after(psn, x->acked_psn))
 		x->acked_psn = psn;
+	if (x->gap_valid && roce_psn_after_eq(x->acked_psn, x->gap_psn))
+		x->gap_valid = false;
 	x->retry_left = qp->attr.retry_cnt;
 	x->rnr_left = qp->attr.rnr_retry;
 	vrdma_xqp_timer_arm(x);
@@ -162,18 +165,29 @@ static void vrdma_comp_fail_at(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	}
 }
 
-static u8 vrdma_nak_status(u8 code)
+static void vrdma_comp_rel(const struct vrdma_qp *qp,
+			   struct roce_rel_req *r)
 {
-	switch (code) {
-	case ROCE_AETH_NAK_INVALID_REQ & ROCE_AETH_VALUE_MASK:
-		return VIRTIO_RDMA_WC_REM_INV_REQ_ERR;
-	case ROCE_AETH_NAK_REM_ACCESS_ERR & ROCE_AETH_VALUE_MASK:
-		return VIRTIO_RDMA_WC_REM_ACCESS_ERR;
-	case ROCE_AETH_NAK_INVALID_RD_REQ & ROCE_AETH_VALUE_MASK:
-		return VIRTIO_RDMA_WC_REM_INV_RD_REQ_ERR;
-	default:
-		return VIRTIO_RDMA_WC_REM_OP_ERR;
-	}
+	const struct vrdma_xqp *x = qp->xqp;
+
+	r->acked_psn = x->acked_psn;
+	r->next_psn = x->sent_psn;
+	r->retry_left = x->retry_left;
+	r->rnr_left = x->rnr_left;
+	r->rnr_retry = qp->attr.rnr_retry;
+	r->gap_valid = x->gap_valid;
+	r->gap_psn = x->gap_psn;
+}
+
+/* Go back N to @psn, remembering it so that its duplicates are ignored. */
+static void vrdma_comp_go_back(struct vrdma_dev *dev, struct vrdma_qp *qp,
+			       u32 psn)
+{
+	struct vrdma_xqp *x = qp->xqp;
+
+	x->gap_valid = true;
+	x->gap_psn = psn;
+	vrdma_req_retransmit(dev, qp, psn);
 }
 
 static void vrdma_comp_aeth(struct vrdma_dev *dev, struct vrdma_qp *qp,
@@ -181,38 +195,53 @@ static void vrdma_comp_aeth(struct vrdma_dev *dev, struct vrdma_qp *qp,
 {
 	struct vrdma_xqp *x = qp->xqp;
 	u8 syn = pkt->aeth.syndrome;
-	u32 psn = pkt->psn;
+	struct roce_rel_decision d;
+	struct roce_rel_req r;
+	u32 before;
 
-	switch (syn & ROCE_AETH_TYPE_MASK) {
-	case ROCE_AETH_ACK:
-		if (vrdma_comp_ack_upto(dev, qp, psn))
-			vrdma_comp_progress(qp, psn);
-		break;
-	case ROCE_AETH_RNR_NAK:
+	vrdma_comp_rel(qp, &r);
+	roce_rel_aeth(&r, syn, pkt->psn, &d);
+	if ((syn & ROCE_AETH_TYPE_MASK) == ROCE_AETH_RNR_NAK)
 		vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_RNR_NAK_RCVD);
-		vrdma_comp_ack_upto(dev, qp, roce_psn_sub(psn, 1));
-		if (qp->attr.rnr_retry != 7 && !x->rnr_left--) {
-			vrdma_comp_fail_at(dev, qp, psn,
-					   VIRTIO_RDMA_WC_RNR_RETRY_EXC_ERR);
-			break;
-		}
+	else if (syn == ROCE_AETH_NAK_PSN_SEQ_ERR)
+		vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_SEQ_NAK_RCVD);
+	if (d.use_retry)
+		x->retry_left--;
+	if (d.use_rnr)
+		x->rnr_left--;
+
+	if (d.action == ROCE_REL_IGNORE)
+		return;
+	if (d.action == ROCE_REL_PROGRESS) {
+		if (vrdma_comp_ack_upto(dev, qp, d.psn))
+			vrdma_comp_progress(qp, d.psn);
+		return;
+	}
+	/* A NAK acknowledges every PSN before the one it names. */
+	before = roce_psn_sub(d.psn, 1);
+	if (!vrdma_comp_ack_upto(dev, qp, before))
+		return;	/* went back to a READ or atomic before it */
+	if (roce_psn_after(before, x->acked_psn))
+		x->acked_psn = before;
+
+	switch (d.action) {
+	case ROCE_REL_RNR_WAIT:
 		hrtimer_try_to_cancel(&x->retrans_timer);
-		vrdma_req_retransmit(dev, qp, psn);
+		vrdma_req_retransmit(dev, qp, d.psn);
 		x->rnr_wait = true;
 		hrtimer_start(&x->rnr_timer,
 			      ns_to_ktime((u64)vrdma_rnr_us[syn & 0x1f] *
 					  NSEC_PER_USEC),
 			      HRTIMER_MODE_REL_SOFT);
 		break;
-	case ROCE_AETH_NAK:
-		vrdma_comp_ack_upto(dev, qp, roce_psn_sub(psn, 1));
-		if ((syn & ROCE_AETH_VALUE_MASK) == 0) {
-			vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_SEQ_NAK_RCVD);
-			vrdma_req_retransmit(dev, qp, psn);
-			break;
-		}
-		vrdma_comp_fail_at(dev, qp, psn,
-				   vrdma_nak_status(syn & ROCE_AETH_VALUE_MASK));
+	case ROCE_REL_GO_BACK:
+		vrdma_comp_go_back(dev, qp, d.psn);
+		vrdma_xqp_timer_arm(x);
+		break;
+	default:
+		if (d.status == VIRTIO_RDMA_WC_RETRY_EXC_ERR)
+			vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_RETRY_EXCEEDED);
+		vrdma_comp_fail_at(dev, qp, d.psn, d.status);
 		break;
 	}
 }
@@ -252,6 +281,7 @@ static void vrdma_comp_read_resp(struct vrdma_dev *dev, struct vrdma_qp *qp,
 {
 	struct vrdma_xqp *x = qp->xqp;
 	bool last = pkt->info->flags & ROCE_OPF_LAST;
+	struct roce_rel_req r;
 	struct vrdma_swqe *w;
 	u32 expect;
 	int err;
@@ -260,8 +290,17 @@ static void vrdma_comp_read_resp(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	if (!w || w->wqe.opcode != VIRTIO_RDMA_WR_RDMA_READ)
 		return;
 	expect = roce_psn_add(w->first_psn, w->read_off / x->mtu);
-	if (pkt->psn != expect)
-		return;	/* a gap: the timer sends the READ again */
+	vrdma_comp_rel(qp, &r);
+	switch (roce_rel_read_resp(&r, expect, pkt->psn)) {
+	case ROCE_RRESP_ACCEPT:
+		break;
+	case ROCE_RRESP_GAP:
+		/* Ask for the rest now rather than after a timeout. */
+		vrdma_comp_go_back(dev, qp, expect);
+		return;
+	default:
+		return;
+	}
 	if (pkt->payload_len > w->len - w->read_off ||
 	    (!last && pkt->payload_len != x->mtu) ||
 	    (last && w->read_off + pkt->payload_len != w->len)) {
@@ -328,31 +367,31 @@ void vrdma_comp_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	}
 }
 
-/* The retransmission timer expired. */
+/* The retransmission timer expired: go back to the first unacknowledged PSN. */
 void vrdma_comp_timeout(struct vrdma_dev *dev, struct vrdma_qp *qp)
 {
 	struct vrdma_xqp *x = qp->xqp;
-	struct vrdma_swqe *w;
-	u32 i;
+	struct roce_rel_req r;
 
 	if (qp->type != VIRTIO_RDMA_QPT_RC ||
 	    (qp->state != VIRTIO_RDMA_QPS_RTS &&
-	     qp->state != VIRTIO_RDMA_QPS_SQD) ||
-	    !vrdma_comp_outstanding(qp) || x->rnr_wait)
+	     qp->state != VIRTIO_RDMA_QPS_SQD))
 		return;
-	vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_ACK_TIMEOUTS);
-	if (!x->retry_left) {
+	vrdma_comp_rel(qp, &r);
+	switch (roce_rel_timeout(&r, vrdma_comp_outstanding(qp), x->rnr_wait)) {
+	case ROCE_TMO_NONE:
+		return;
+	case ROCE_TMO_FAIL:
+		vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_ACK_TIMEOUTS);
 		vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_RETRY_EXCEEDED);
 		vrdma_comp_fail_at(dev, qp, 0, VIRTIO_RDMA_WC_RETRY_EXC_ERR);
 		return;
+	case ROCE_TMO_RETRY:
+		break;
 	}
+	vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_ACK_TIMEOUTS);
 	x->retry_left--;
-	for (i = qp->sq_cons; i != x->sq_next + (x->req_off ? 1 : 0); i++) {
-		w = vrdma_comp_wqe(qp, i);
-		if (w->state != VRDMA_SWQE_DONE) {
-			vrdma_req_retransmit(dev, qp, w->first_psn);
-			break;
-		}
-	}
+	x->gap_valid = false;
+	vrdma_req_retransmit(dev, qp, roce_psn_add(x->acked_psn, 1));
 	vrdma_xqp_timer_arm(x);
 }

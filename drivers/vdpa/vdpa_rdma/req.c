@@ -263,10 +263,12 @@ static bool vrdma_req_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
 
 	switch (w->wqe.opcode) {
 	case VIRTIO_RDMA_WR_RDMA_READ:
-		pkt.reth.va = le64_to_cpu(w->wqe.wr.rdma.remote_addr);
+		/* Again after a loss: only what has not arrived. */
+		pkt.reth.va = le64_to_cpu(w->wqe.wr.rdma.remote_addr) +
+			      w->read_off;
 		pkt.reth.rkey = le32_to_cpu(w->wqe.wr.rdma.rkey);
-		pkt.reth.len = w->len;
-		npsn = vrdma_req_npkts(w->len, x->mtu);
+		pkt.reth.len = w->len - w->read_off;
+		npsn = vrdma_req_npkts(pkt.reth.len, x->mtu);
 		break;
 	case VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP:
 	case VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD:
@@ -332,6 +334,8 @@ static bool vrdma_req_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		return false;
 	}
 	x->req_psn = roce_psn_add(x->req_psn, npsn);
+	if (roce_psn_after(x->req_psn, x->sent_psn))
+		x->sent_psn = x->req_psn;
 	x->req_off += n;
 	if (!last)
 		return true;
@@ -388,7 +392,7 @@ void vrdma_req_process(struct vrdma_dev *dev, struct vrdma_qp *qp)
 			x->sq_next++;
 			continue;
 		}
-		if (!x->req_off && w->state == VRDMA_SWQE_SENDING) {
+		if (!w->started) {
 			pending = vrdma_req_rd_atomic_pending(qp);
 			if ((w->wqe.flags & VIRTIO_RDMA_WQE_F_FENCE) && pending)
 				break;
@@ -400,6 +404,11 @@ void vrdma_req_process(struct vrdma_dev *dev, struct vrdma_qp *qp)
 						   vrdma_req_npkts(w->len,
 								   x->mtu) - 1);
 			w->read_off = 0;
+			w->started = true;
+		} else if (!x->req_off &&
+			   w->wqe.opcode == VIRTIO_RDMA_WR_RDMA_READ) {
+			x->req_psn = roce_psn_add(w->first_psn,
+						  w->read_off / x->mtu);
 		}
 		if (qp->type == VIRTIO_RDMA_QPT_RC &&
 		    roce_psn_diff(x->req_psn, x->acked_psn) > VRDMA_REQ_WINDOW)
@@ -411,7 +420,12 @@ void vrdma_req_process(struct vrdma_dev *dev, struct vrdma_qp *qp)
 		vrdma_xqp_kick(dev, qp);
 }
 
-/* Go back to the WQE that holds @psn and send from its start. */
+/*
+ * Go back N: send again from @psn, the first PSN the responder lacks.  A
+ * SEND or WRITE resumes at the packet that holds @psn; a READ is requested
+ * again for the part whose responses have not arrived; an atomic is sent
+ * again whole.  Later WQEs follow with their own PSNs.
+ */
 void vrdma_req_retransmit(struct vrdma_dev *dev, struct vrdma_qp *qp,
 			  u32 psn)
 {
@@ -421,13 +435,21 @@ void vrdma_req_retransmit(struct vrdma_dev *dev, struct vrdma_qp *qp,
 
 	for (i = qp->sq_cons; i != x->sq_next + (x->req_off ? 1 : 0); i++) {
 		w = &x->swq[i & (qp->sq.depth - 1)];
-		if (w->state == VRDMA_SWQE_DONE)
+		if (w->state == VRDMA_SWQE_DONE || !w->started)
 			continue;
 		if (roce_psn_after(psn, w->last_psn))
 			continue;
+		if (roce_psn_before(psn, w->first_psn))
+			psn = w->first_psn;
 		x->sq_next = i;
 		x->req_off = 0;
-		x->req_psn = w->first_psn;
+		if (w->wqe.opcode == VIRTIO_RDMA_WR_RDMA_READ)
+			psn = roce_psn_add(w->first_psn, w->read_off / x->mtu);
+		else if (w->rd_atomic)
+			psn = w->first_psn;
+		else
+			x->req_off = roce_psn_sub(psn, w->first_psn) * x->mtu;
+		x->req_psn = psn;
 		vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_RETRANSMITS);
 		for (; i != x->sq_fetched; i++) {
 			w = &x->swq[i & (qp->sq.depth - 1)];

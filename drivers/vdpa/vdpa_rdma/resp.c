@@ -14,6 +14,7 @@
 
 #include "roce.h"
 #include "roce_psn.h"
+#include "roce_rel.h"
 #include "vdpa_rdma.h"
 #include "xport.h"
 
@@ -183,12 +184,22 @@ static void vrdma_resp_ud(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	vrdma_resp_complete(dev, qp, &cqe, pkt->se);
 }
 
-/* Remember a READ or atomic so that a duplicate can be answered. */
-static struct vrdma_rdatom *vrdma_resp_rdatom_new(struct vrdma_xqp *x)
+/*
+ * Remember a READ or atomic so that a duplicate can be answered.  The QP
+ * keeps max_dest_rd_atomic of them (at least one, at most the slots): the
+ * requester has no more outstanding, so older ones cannot come again.
+ */
+static struct vrdma_rdatom *vrdma_resp_rdatom_new(struct vrdma_qp *qp)
 {
-	struct vrdma_rdatom *r = &x->rdatom[x->rdatom_next];
+	struct vrdma_xqp *x = qp->xqp;
+	unsigned int n = clamp_t(unsigned int, qp->attr.max_dest_rd_atomic, 1,
+				 VRDMA_RDATOM_SLOTS);
+	struct vrdma_rdatom *r;
 
-	x->rdatom_next = (x->rdatom_next + 1) % VRDMA_RDATOM_SLOTS;
+	if (x->rdatom_next >= n)
+		x->rdatom_next = 0;
+	r = &x->rdatom[x->rdatom_next];
+	x->rdatom_next = (x->rdatom_next + 1) % n;
 	memset(r, 0, sizeof(*r));
 	return r;
 }
@@ -285,18 +296,33 @@ static void vrdma_resp_duplicate(struct vrdma_dev *dev, struct vrdma_qp *qp,
 {
 	struct vrdma_xqp *x = qp->xqp;
 	u16 f = pkt->info->flags;
-	struct vrdma_rdatom *r;
+	struct vrdma_rdatom *r, part;
+	u32 off;
 
 	vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_DUPLICATE_REQ);
 	if (f & (ROCE_OPF_READ | ROCE_OPF_ATOMIC)) {
 		r = vrdma_resp_rdatom_find(x, pkt->psn);
-		if (!r || r->psn != pkt->psn)
+		if (!r || r->opcode != pkt->opcode)
 			return;
+		if (f & ROCE_OPF_ATOMIC) {
+			if (r->psn != pkt->psn)
+				return;
+			vrdma_resp_flush_ack(dev, qp);
+			vrdma_resp_atomic_send(dev, qp, r);	/* replayed */
+			return;
+		}
+		/*
+		 * A READ again, possibly for the part from a lost response
+		 * on: answer it as a READ of that part.
+		 */
+		off = roce_psn_sub(pkt->psn, r->psn) * x->mtu;
+		if (off >= r->len && r->len)
+			return;
+		part = *r;
+		part.va += off;
+		part.len -= off;
 		vrdma_resp_flush_ack(dev, qp);
-		if (f & ROCE_OPF_READ)
-			vrdma_resp_read_send(dev, qp, r, 0, r->psn);
-		else
-			vrdma_resp_atomic_send(dev, qp, r);
+		vrdma_resp_read_send(dev, qp, &part, 0, pkt->psn);
 		return;
 	}
 	/* SEND or WRITE already executed: acknowledge what we have. */
@@ -450,7 +476,7 @@ static bool vrdma_resp_read(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		return false;
 	}
 	npkts = vrdma_req_npkts(pkt->reth.len, x->mtu);
-	r = vrdma_resp_rdatom_new(x);
+	r = vrdma_resp_rdatom_new(qp);
 	r->valid = true;
 	r->opcode = pkt->opcode;
 	r->psn = pkt->psn;
@@ -494,7 +520,7 @@ static bool vrdma_resp_atomic(struct vrdma_dev *dev, struct vrdma_qp *qp,
 			       VRDMA_QP_EV_ACCESS_ERR);
 		return false;
 	}
-	r = vrdma_resp_rdatom_new(x);
+	r = vrdma_resp_rdatom_new(qp);
 	r->valid = true;
 	r->opcode = pkt->opcode;
 	r->psn = pkt->psn;
@@ -525,23 +551,24 @@ void vrdma_resp_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	}
 
 	d = roce_psn_diff(pkt->psn, x->epsn);
-	if (rc && d < 0) {
-		vrdma_resp_duplicate(dev, qp, pkt);
-		return;
-	}
-	if (d > 0) {
-		if (rc) {
-			if (!x->nak_sent) {
-				x->nak_sent = true;
-				vrdma_stat_inc(dev,
-					       VIRTIO_RDMA_STAT_SEQ_NAK_SENT);
-				vrdma_resp_flush_ack(dev, qp);
-				vrdma_resp_send_ack(dev, qp,
-						    ROCE_AETH_NAK_PSN_SEQ_ERR,
-						    x->epsn);
-			}
+	if (rc) {
+		switch (roce_rel_resp_psn(x->epsn, pkt->psn, x->nak_sent)) {
+		case ROCE_RPSN_OK:
+			break;
+		case ROCE_RPSN_DUP:
+			vrdma_resp_duplicate(dev, qp, pkt);
+			return;
+		case ROCE_RPSN_NAK:
+			x->nak_sent = true;
+			vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_SEQ_NAK_SENT);
+			vrdma_resp_flush_ack(dev, qp);
+			vrdma_resp_send_ack(dev, qp, ROCE_AETH_NAK_PSN_SEQ_ERR,
+					    x->epsn);
+			return;
+		case ROCE_RPSN_DROP:
 			return;
 		}
+	} else if (d > 0) {
 		/* UC: drop the partial message, resync on a new one. */
 		x->prev_opcode = ROCE_OPCODE_NONE;
 		x->recv_off = 0;

@@ -51,6 +51,7 @@ struct vrdma_swqe {
 	u32 read_off;		/* READ: bytes placed */
 	u8 state;
 	u8 status;		/* VIRTIO_RDMA_WC_* once DONE */
+	bool started;		/* first_psn/last_psn assigned */
 	bool rd_atomic;
 	bool soft_err;		/* UD address errors: the QP stays usable */
 };
@@ -82,11 +83,14 @@ struct vrdma_xqp {
 	u32 sq_next;			/* WQE being sent */
 	u32 req_off;			/* bytes of it sent */
 	u32 req_psn;			/* next PSN to send */
+	u32 sent_psn;			/* after the highest PSN sent */
 	u32 acked_psn;			/* last PSN acknowledged */
 	u32 mtu;
 	u8 retry_left;
 	u8 rnr_left;
 	bool rnr_wait;
+	bool gap_valid;			/* went back to gap_psn already */
+	u32 gap_psn;
 	struct hrtimer retrans_timer;
 	struct hrtimer rnr_timer;
 

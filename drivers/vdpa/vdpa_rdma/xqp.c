@@ -12,11 +12,10 @@
 
 #include "roce.h"
 #include "roce_psn.h"
+#include "roce_rel.h"
 #include "vdpa_rdma.h"
 #include "xport.h"
 
-/* Timers shorter than this only cause spurious retransmissions. */
-#define VRDMA_MIN_TIMEOUT_NS	(500 * NSEC_PER_USEC)
 #define VRDMA_PEND_BUDGET	64
 
 static void vrdma_xqp_mark(struct vrdma_xqp *x)
@@ -62,13 +61,10 @@ static enum hrtimer_restart vrdma_rnr_fn(struct hrtimer *t)
 /* (Re)start the retransmission timer: 4.096 us * 2^timeout, 0 = none. */
 void vrdma_xqp_timer_arm(struct vrdma_xqp *x)
 {
-	u8 timeout = x->qp->attr.timeout;
-	u64 ns;
+	u64 ns = roce_rel_timeout_ns(x->qp->attr.timeout);
 
-	if (!timeout)
+	if (!ns)
 		return;
-	ns = max_t(u64, 4096ULL << min_t(u8, timeout, 31),
-		   VRDMA_MIN_TIMEOUT_NS);
 	hrtimer_start(&x->retrans_timer, ns_to_ktime(ns), HRTIMER_MODE_REL_SOFT);
 }
 
@@ -131,7 +127,9 @@ static void vrdma_xqp_req_init(struct vrdma_qp *qp, struct vrdma_xqp *x)
 	x->sq_next = qp->sq_cons;
 	x->req_off = 0;
 	x->req_psn = roce_psn_mask(le32_to_cpu(qp->attr.sq_psn));
+	x->sent_psn = x->req_psn;
 	x->acked_psn = roce_psn_sub(x->req_psn, 1);
+	x->gap_valid = false;
 	x->retry_left = qp->attr.retry_cnt;
 	x->rnr_left = qp->attr.rnr_retry;
 	x->rnr_wait = false;
