@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the RC reliability decisions of the vdpa_rdma transport
+ * (drivers/vdpa/vdpa_rdma/roce_rel.c) and the PSN window arithmetic they
+ * rest on, including windows that straddle the 2^24 wrap.
+ */
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/virtio_rdma.h>
+
+#include "../drivers/vdpa/vdpa_rdma/roce_hdr.h"
+#include "../drivers/vdpa/vdpa_rdma/roce_psn.h"
+#include "../drivers/vdpa/vdpa_rdma/roce_rel.h"
+
+#define PSN_MAX		ROCE_PSN_MASK		/* 0xffffff */
+#define HALF		ROCE_PSN_WINDOW		/* 2^23 */
+
+/* A requester with PSNs [acked + 1, next) outstanding. */
+static struct roce_rel_req req(u32 acked, u32 next)
+{
+	return (struct roce_rel_req) {
+		.acked_psn = acked,
+		.next_psn = next,
+		.retry_left = 7,
+		.rnr_left = 7,
+		.rnr_retry = 6,
+	};
+}
+
+static void xport_psn_arith(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, roce_psn_add(PSN_MAX, 1), 0u);
+	KUNIT_EXPECT_EQ(test, roce_psn_add(PSN_MAX - 1, 5), 3u);
+	KUNIT_EXPECT_EQ(test, roce_psn_sub(0, 1), PSN_MAX);
+	KUNIT_EXPECT_EQ(test, roce_psn_diff(0, PSN_MAX), 1);
+	KUNIT_EXPECT_EQ(test, roce_psn_diff(PSN_MAX, 0), -1);
+	KUNIT_EXPECT_TRUE(test, roce_psn_after(2, PSN_MAX - 2));
+	KUNIT_EXPECT_TRUE(test, roce_psn_before(PSN_MAX - 2, 2));
+	/* The two halves: HALF - 1 ahead is after, HALF ahead is before. */
+	KUNIT_EXPECT_EQ(test, roce_psn_diff(HALF - 1, 0), (s32)(HALF - 1));
+	KUNIT_EXPECT_EQ(test, roce_psn_diff(HALF, 0), -(s32)HALF);
+	KUNIT_EXPECT_EQ(test, roce_psn_diff(0, HALF), -(s32)HALF);
+	KUNIT_EXPECT_TRUE(test, roce_psn_in_range(0, PSN_MAX - 1, 3));
+	KUNIT_EXPECT_FALSE(test, roce_psn_in_range(1, PSN_MAX - 1, 3));
+	KUNIT_EXPECT_TRUE(test, roce_psn_in_range(PSN_MAX - 1, PSN_MAX - 1, 1));
+	KUNIT_EXPECT_FALSE(test, roce_psn_in_range(5, 5, 0));
+}
+
+static void xport_ack_progress(struct kunit *test)
+{
+	struct roce_rel_req r = req(99, 110);
+	struct roce_rel_decision d;
+
+	roce_rel_aeth(&r, ROCE_AETH_ACK_UNLIMITED, 105, &d);
+	KUNIT_EXPECT_EQ(test, d.action, ROCE_REL_PROGRESS);
+	KUNIT_EXPECT_EQ(test, d.psn, 105u);
+	KUNIT_EXPECT_FALSE(test, d.use_retry);
+	roce_rel_aeth(&r, ROCE_AETH_ACK_UNLIMITED, 109, &d);
+	KUNIT_EXPECT_EQ(test, d.action, ROCE_REL_PROGRESS);
+}
+
+/* ACKs for PSNs acknowledged already or never sent are ignored. */
+static void xport_ack_stale(struct kunit *test)
+{
+	struct roce_rel_req r = req(99, 110);
+	struct roce_rel_decision d;
+
+	roce_rel_aeth(&r, ROCE_AETH_ACK_UNLIMITED, 99, &d);
+	KUNIT_EXPECT_EQ(test, d.action, ROCE_REL_IGNORE);
+	roce_rel_aeth(&r, ROCE_AETH_ACK_UNLIMITED, 50, &d);
+	KUNIT_EXPECT_EQ(test, d.action, ROCE_REL_IGNORE);
+	roce_rel_aeth(&r, ROCE_AETH_ACK_UNLIMITED, 110, &d);
+	KUNIT_EXPECT_EQ(test, d.action, ROCE_REL_IGNORE);
+	roce_rel_aeth(&r, ROCE_AETH_ACK_UNLIMITED, 99 + HALF, &d);
+	KUNIT_EXPECT_EQ(test, d.action, ROCE_REL_IGNORE);
+	/* Nothing outstanding: every ACK is stale. */
+	r = req(109, 110);
+	roce_rel_aeth(&r, ROCE_AETH_ACK_UNLIMITED, 109, &d);
+	KUNIT_EXPECT_EQ(test, d.action, ROCE_REL_IGNORE);
+	/* A reserved AETH type. */
+	r = req(99, 110);
+	roce_rel_aeth(&r, ROCE_AETH_RSVD, 105, &d);
+	KUNIT_EXPECT_EQ(test, d.action, ROCE_REL_IGNORE);
+}
+
+/* The window (acked, next) straddles the wrap. */
+static void xport_ack_wrap(struct kunit *test)
+{
+	struct roce_rel_req r = req(PSN_MAX - 3, 4);
+	struct roce_rel_decision d;
+	u32 ok[] = { PSN_MAX - 2, PSN_MAX, 0, 3 };
+	u32 bad[] = { PSN_MAX - 3, PSN_MAX - 4, 4, 5, HALF };
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(ok); i++) {
+		roce_rel_aeth(&r, ROCE_AETH_ACK_UNLIMITED, ok[i], &d);
+		KUNIT_EXPECT_EQ_MSG(test, d.action, ROCE_REL_PROGRESS,
+				    "psn %#x", ok[i]);
+		roce_rel_aeth(&r, ROCE_AETH_NAK_PSN_SEQ_ERR, ok[i], &d);
+		KUNIT_EXPECT_EQ_MSG(test, d.action, ROCE_REL_GO_BACK,
+				    "psn %#x", ok[i]);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		roce_rel_aeth(&r, ROCE_AETH_ACK_UNLIMITED, bad[i], &d);
+		KUNIT_EXPECT_EQ_MSG(test, d.action, ROCE_REL_IGNORE,
+				    "psn %#x", bad[i]);
+		roce_rel_aeth(&r, ROCE_AETH_NAK_PSN_SEQ_ERR, bad[i], &d);
+		KUNIT_EXPECT_EQ_MSG(test, d.action, ROCE_REL_IGNORE,
+				    "psn %#x", bad[i]);
+	}
+	/* Window ending exactly at the wrap. */
+	r = req(PSN_MAX - 1, 0);
+	roce_rel_aeth(&r, ROCE_AETH_ACK_UNLIMITED, PSN_MAX, &d);
+	KUNIT_EXPECT_EQ(test, d.action, ROCE_REL_PROGRESS);
+	roce_rel_aeth(&r, ROCE_AETH_ACK_UNLIMITED, 0, &d);
+	KUNIT_EXPECT_EQ(test, d.action, ROCE_REL_IGNORE);
+}
+
+/* A sequence NAK goes back and costs a retry; its duplicate is ignored. */
+static void xport_nak_seq(struct kunit *test)
+{
+	struct roce_rel_req r = req(99, 110);
+	struct roce_rel_decision d;
+
+	roce_rel_aeth(&r, ROCE_AETH_NAK_PSN_SEQ_ERR, 103, &d);
+	KUNIT_EXPECT_EQ(test, d.action, ROCE_REL_GO_BACK);
+	KUNIT_EXPECT_EQ(test, d.psn, 103u);
+	KUNIT_EXPECT_TRUE(test, d.use_retry);
+	KUNIT_EXPECT_FALSE(test, d.use_rnr);
+
+	r.gap_valid = true;
+	r.gap_psn = 103;
+	roce_rel_aeth(&r, ROCE_AETH_NAK_PSN_SEQ_ERR, 103, &d);
+	KUNIT_EXPECT_EQ(test, d.action, ROCE_REL_IGNORE);
+	KUNIT_EXPECT_FALSE(test, d.use_retry);
+	roce_rel_aeth(&r, ROCE_AETH_NAK_PSN_SEQ_ERR, 106, &d);
+	KUNIT_EXPECT_EQ(test, d.action, ROCE_REL_GO_BACK);
+
+	r = req(99, 110);
+	r.retry_left = 0;
+	roce_rel_aeth(&r, ROCE_AETH_NAK_PSN_SEQ_ERR, 103, &d);
+	KUNIT_EXPECT_EQ(test, d.action, ROCE_REL_FAIL);
+	KUNIT_EXPECT_EQ(test, d.status, VIRTIO_RDMA_WC_RETRY_EXC_ERR);
+}
+
+static void xport_nak_errors(struct kunit *test)
+{
+	static const struct { u8 syn; u8 status; } cases[] = {
+		{ ROCE_AETH_NAK_INVALID_REQ, VIRTIO_RDMA_WC_REM_INV_REQ_ERR },
+		{ ROCE_AETH_NAK_REM_ACCESS_ERR, VIRTIO_RDMA_WC_REM_ACCESS_ERR },
+		{ ROCE_AETH_NAK_REM_OP_ERR, VIRTIO_RDMA_WC_REM_OP_ERR },
+		{ ROCE_AETH_NAK_INVALID_RD_REQ,
+		  VIRTIO_RDMA_WC_REM_INV_RD_REQ_ERR },
+		{ ROCE_AETH_NAK | 0x1f, VIRTIO_RDMA_WC_REM_OP_ERR },
+	};
+	struct roce_rel_req r = req(99, 110);
+	struct roce_rel_decision d;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		roce_rel_aeth(&r, cases[i].syn, 100, &d);
+		KUNIT_EXPECT_EQ(test, d.action, ROCE_REL_FAIL);
+		KUNIT_EXPECT_EQ(test, d.status, cases[i].status);
+		KUNIT_EXPECT_FALSE(test, d.use_retry);
+	}
+	/* A NAK for a PSN outside the window is stale. */
+	roce_rel_aeth(&r, ROCE_AETH_NAK_REM_ACCESS_ERR, 98, &d);
+	KUNIT_EXPECT_EQ(test, d.action, ROCE_REL_IGNORE);
+}
+
+/* rnr_retry 7 is infinite; 0-6 count down to RNR_RETRY_EXC_ERR. */
+static void xport_rnr(struct kunit *test)
+{
+	struct roce_rel_req r = req(99, 110);
+	struct roce_rel_decision d;
+
+	roce_rel_aeth(&r, ROCE_AETH_RNR_NAK | 14, 100, &d);
+	KUNIT_EXPECT_EQ(test, d.action, ROCE_REL_RNR_WAIT);
+	KUNIT_EXPECT_TRUE(test, d.use_rnr);
+	KUNIT_EXPECT_FALSE(test, d.use_retry);
+
+	r.rnr_left = 0;
+	roce_rel_aeth(&r, ROCE_AETH_RNR_NAK | 14, 100, &d);
+	KUNIT_EXPECT_EQ(test, d.action, ROCE_REL_FAIL);
+	KUNIT_EXPECT_EQ(test, d.status, VIRTIO_RDMA_WC_RNR_RETRY_EXC_ERR);
+
+	r.rnr_retry = 7;
+	roce_rel_aeth(&r, ROCE_AETH_RNR_NAK | 14, 100, &d);
+	KUNIT_EXPECT_EQ(test, d.action, ROCE_REL_RNR_WAIT);
+	KUNIT_EXPECT_FALSE(test, d.use_rnr);
+}
+
+/* retry_cnt 7 is a count like any other (only rnr_retry 7 is infinite). */
+static void xport_timeout(struct kunit *test)
+{
+	struct roce_rel_req r = req(99, 110);
+
+	KUNIT_EXPECT_EQ(test, roce_rel_timeout(&r, true, false), ROCE_TMO_RETRY);
+	KUNIT_EXPECT_EQ(test, roce_rel_timeout(&r, false, false), ROCE_TMO_NONE);
+	KUNIT_EXPECT_EQ(test, roce_rel_timeout(&r, true, true), ROCE_TMO_NONE);
+	r.retry_left = 0;
+	KUNIT_EXPECT_EQ(test, roce_rel_timeout(&r, true, false), ROCE_TMO_FAIL);
+	r.rnr_retry = 7;
+	KUNIT_EXPECT_EQ(test, roce_rel_timeout(&r, true, false), ROCE_TMO_FAIL);
+}
+
+static void xport_timeout_ns(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, roce_rel_timeout_ns(0), 0ull);
+	KUNIT_EXPECT_EQ(test, roce_rel_timeout_ns(1), 500000ull);
+	KUNIT_EXPECT_EQ(test, roce_rel_timeout_ns(14), 4096ull << 14);
+	KUNIT_EXPECT_EQ(test, roce_rel_timeout_ns(18), 4096ull << 18);
+	KUNIT_EXPECT_EQ(test, roce_rel_timeout_ns(31), 4096ull << 31);
+	KUNIT_EXPECT_EQ(test, roce_rel_timeout_ns(255), 4096ull << 31);
+}
+
+static void xport_read_resp(struct kunit *test)
+{
+	struct roce_rel_req r = req(99, 120);
+
+	KUNIT_EXPECT_EQ(test, roce_rel_read_resp(&r, 105, 105),
+			ROCE_RRESP_ACCEPT);
+	KUNIT_EXPECT_EQ(test, roce_rel_read_resp(&r, 105, 104),
+			ROCE_RRESP_DUP);
+	KUNIT_EXPECT_EQ(test, roce_rel_read_resp(&r, 105, 107),
+			ROCE_RRESP_GAP);
+	r.gap_valid = true;
+	r.gap_psn = 105;
+	KUNIT_EXPECT_EQ(test, roce_rel_read_resp(&r, 105, 108),
+			ROCE_RRESP_GAP_WAIT);
+	KUNIT_EXPECT_EQ(test, roce_rel_read_resp(&r, 106, 108),
+			ROCE_RRESP_GAP);
+	/* Across the wrap. */
+	r.gap_valid = false;
+	KUNIT_EXPECT_EQ(test, roce_rel_read_resp(&r, PSN_MAX, 0),
+			ROCE_RRESP_GAP);
+	KUNIT_EXPECT_EQ(test, roce_rel_read_resp(&r, 0, PSN_MAX),
+			ROCE_RRESP_DUP);
+	KUNIT_EXPECT_EQ(test, roce_rel_read_resp(&r, 0, 0),
+			ROCE_RRESP_ACCEPT);
+}
+
+static void xport_resp_psn(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, roce_rel_resp_psn(10, 10, false), ROCE_RPSN_OK);
+	KUNIT_EXPECT_EQ(test, roce_rel_resp_psn(10, 10, true), ROCE_RPSN_OK);
+	KUNIT_EXPECT_EQ(test, roce_rel_resp_psn(10, 9, false), ROCE_RPSN_DUP);
+	KUNIT_EXPECT_EQ(test, roce_rel_resp_psn(10, 11, false), ROCE_RPSN_NAK);
+	KUNIT_EXPECT_EQ(test, roce_rel_resp_psn(10, 11, true), ROCE_RPSN_DROP);
+	/* Across the wrap, and the half-space boundary. */
+	KUNIT_EXPECT_EQ(test, roce_rel_resp_psn(0, PSN_MAX, false),
+			ROCE_RPSN_DUP);
+	KUNIT_EXPECT_EQ(test, roce_rel_resp_psn(PSN_MAX, 0, false),
+			ROCE_RPSN_NAK);
+	KUNIT_EXPECT_EQ(test, roce_rel_resp_psn(PSN_MAX, PSN_MAX, false),
+			ROCE_RPSN_OK);
+	KUNIT_EXPECT_EQ(test, roce_rel_resp_psn(0, HALF - 1, false),
+			ROCE_RPSN_NAK);
+	KUNIT_EXPECT_EQ(test, roce_rel_resp_psn(0, HALF, false),
+			ROCE_RPSN_DUP);
+	KUNIT_EXPECT_EQ(test, roce_rel_resp_psn(5, 5 + HALF, false),
+			ROCE_RPSN_DUP);
+}
+
+static struct kunit_case xport_cases[] = {
+	KUNIT_CASE(xport_psn_arith),
+	KUNIT_CASE(xport_ack_progress),
+	KUNIT_CASE(xport_ack_stale),
+	KUNIT_CASE(xport_ack_wrap),
+	KUNIT_CASE(xport_nak_seq),
+	KUNIT_CASE(xport_nak_errors),
+	KUNIT_CASE(xport_rnr),
+	KUNIT_CASE(xport_timeout),
+	KUNIT_CASE(xport_timeout_ns),
+	KUNIT_CASE(xport_read_resp),
+	KUNIT_CASE(xport_resp_psn),
+	{}
+};
+
+static struct kunit_suite xport_suite = {
+	.name = "vdpa_rdma_xport",
+	.test_cases = xport_cases,
+};
+
+kunit_test_suite(xport_suite);
+
+MODULE_DESCRIPTION("KUnit: vdpa_rdma RC reliability decisions");
+MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
