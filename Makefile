@@ -11,7 +11,7 @@ KDIR := $(B)/kernel-$(KERNEL)
 OBJ := $(B)/obj-$(KERNEL)
 KSRCS := Kbuild include drivers kunit
 
-.PHONY: all kernel modules modules-locked user demo check sparse compat61 checkpatch clean
+.PHONY: all kernel modules modules-locked user install demo check sparse compat61 checkpatch clean
 
 all: modules user
 
@@ -32,6 +32,10 @@ modules-locked:
 		INSTALL_MOD_DIR=updates $(if $(DIRS),VRDMA_DIRS="$(DIRS)") modules_install
 
 user:
+	@$(MAKE) --no-print-directory -C providers/virtio_rdma TOP=$(TOP)
+
+install: user
+	@$(MAKE) --no-print-directory -C providers/virtio_rdma TOP=$(TOP) install
 
 demo:
 	@tools/demo
@@ -47,9 +51,9 @@ K61 := $(lastword $(sort $(wildcard /usr/src/linux-headers-6.1*-amd64)))
 compat61:
 	@[ -n "$(K61)" ] || { echo "compat61: install linux-headers-amd64"; exit 1; }
 	@mkdir -p $(B)/obj-61
-	@rsync -a --delete --prune-empty-dirs --include='*/' --include='Kbuild' \
+	@rsync -aR --delete --prune-empty-dirs --include='*/' --include='Kbuild' \
 		--include='*.[ch]' --exclude='*' Kbuild include \
-		$(wildcard drivers/infiniband) $(B)/obj-61/
+		drivers/infiniband/hw/virtio_rdma $(B)/obj-61/
 	$(MAKE) -C $(K61) M=$(B)/obj-61 VRDMA_DIRS=drivers/infiniband/hw/virtio_rdma/ modules
 
 # LINUX_VERSION_CODE tests are how the guest driver keeps building on 6.1 (see compat61).
