@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause) */
+/*
+ * virtio-rdma uverbs ABI: the driver-private udata exchanged between
+ * virtio_rdma.ko and the rdma-core provider libvirtio_rdma-rdmav34.so.
+ *
+ * Every structure has a fixed size that is a multiple of 8, explicit
+ * padding and a comp_mask.  The kernel rejects request comp_mask bits it does
+ * not know and non-zero reserved fields with -EINVAL.  A shorter request is
+ * zero-extended; a response is truncated to the provider's buffer.
+ *
+ * The rings themselves (ring_ctl, WQE and CQE formats) are the device ABI of
+ * include/uapi/linux/virtio_rdma.h: the provider writes and reads the same
+ * memory the device does.  User space never supplies a DMA address: the
+ * kernel allocates every ring and the device checks every SGE against an MR.
+ */
+#ifndef VIRTIO_RDMA_ABI_USER_H
+#define VIRTIO_RDMA_ABI_USER_H
+
+#include <linux/types.h>
+
+/* ib_device_ops.uverbs_abi_ver; the provider accepts exactly this one. */
+#define VIRTIO_RDMA_UVERBS_ABI_VERSION		1
+
+/* alloc_ucontext (ibv_get_context) */
+struct virtio_rdma_uverbs_alloc_ucontext_req {
+	__u32 comp_mask;		/* none defined: 0 */
+	__u32 reserved;
+};
+
+struct virtio_rdma_uverbs_alloc_ucontext_resp {
+	__u32 comp_mask;		/* none defined: 0 */
+	__u32 abi_version;		/* VIRTIO_RDMA_UVERBS_ABI_VERSION */
+	__u32 max_qp_wr;		/* largest SQ/RQ depth */
+	__u32 max_cqe;			/* largest CQ depth */
+	__u32 max_send_sge;
+	__u32 max_recv_sge;
+	__u32 max_inline_data;
+	__u8 max_sq_wqe_shift;		/* SQ stride is 64 << shift */
+	__u8 max_rq_wqe_shift;		/* RQ stride is 16 << shift */
+	__u8 cqe_shift;			/* log2 of the CQE size (6) */
+	__u8 atomic;			/* 8-byte atomics supported */
+	__u32 page_size;		/* ring sizes are multiples of this */
+	__u32 reserved[3];
+};
+
+/* create_cq (ibv_create_cq, ibv_create_cq_ex) */
+struct virtio_rdma_uverbs_create_cq_req {
+	__u32 comp_mask;		/* none defined: 0 */
+	__u32 reserved;
+};
+
+struct virtio_rdma_uverbs_create_cq_resp {
+	__u32 comp_mask;		/* none defined: 0 */
+	__u32 cq_handle;
+	__u32 depth;			/* power of two, CQEs in the ring */
+	__u32 reserved;
+	__aligned_u64 ring_mmap_key;	/* mmap() offset of the ring */
+	__aligned_u64 ring_size;	/* bytes to map, page multiple */
+};
+
+/* create_qp (ibv_create_qp, ibv_create_qp_ex) */
+#define VIRTIO_RDMA_CREATE_QP_REQ_WQE_SHIFTS	(1U << 0)
+
+struct virtio_rdma_uverbs_create_qp_req {
+	__u32 comp_mask;		/* VIRTIO_RDMA_CREATE_QP_REQ_* */
+	/* With WQE_SHIFTS: the strides to use, else the kernel chooses. */
+	__u8 sq_wqe_shift;
+	__u8 rq_wqe_shift;
+	__u8 reserved[2];
+};
+
+struct virtio_rdma_uverbs_create_qp_resp {
+	__u32 comp_mask;		/* none defined: 0 */
+	__u32 qpn;
+	__u32 sq_depth;			/* power of two */
+	__u32 rq_depth;			/* 0: no receive queue */
+	__u8 sq_wqe_shift;		/* SQ stride is 64 << sq_wqe_shift */
+	__u8 rq_wqe_shift;		/* RQ stride is 16 << rq_wqe_shift */
+	__u8 reserved1[2];
+	__u32 max_send_sge;
+	__u32 max_recv_sge;
+	__u32 max_inline_data;
+	__aligned_u64 sq_mmap_key;
+	__aligned_u64 sq_ring_size;
+	__aligned_u64 rq_mmap_key;	/* valid if rq_depth != 0 */
+	__aligned_u64 rq_ring_size;
+};
+
+#endif /* VIRTIO_RDMA_ABI_USER_H */
