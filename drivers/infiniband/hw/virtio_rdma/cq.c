@@ -48,9 +48,11 @@ static int vrdma_do_create_cq(struct ib_cq *ibcq,
 	u32 depth;
 	int err;
 
-	/* User-space CQs (udata) come with the user-space provider: not yet. */
-	if (udata)
-		return -EOPNOTSUPP;
+	if (udata) {
+		err = vrdma_ucq_check(udata);
+		if (err)
+			return err;
+	}
 	if (attr->flags)
 		return -EOPNOTSUPP;
 	if (attr->cqe < 1 || attr->cqe > dev->caps.max_cqe)
@@ -91,6 +93,13 @@ static int vrdma_do_create_cq(struct ib_cq *ibcq,
 		goto err_ring;
 	}
 	ibcq->cqe = depth;
+	if (udata) {
+		err = vrdma_ucq_respond(dev, cq, udata);
+		if (err) {
+			vrdma_destroy_cq(ibcq, udata);
+			return err;
+		}
+	}
 	return 0;
 
 err_ring:
@@ -129,7 +138,9 @@ int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	xa_erase(&dev->cqs, cq->handle);
 	vrdma_eventq_fence(dev, cq->eventq);
 	vrdma_eventq_fence(dev, 0);	/* CQ_ERR */
-	if (err)
+	if (cq->ring_umap)
+		vrdma_user_ring_release(&cq->ring, &cq->ring_umap, err);
+	else if (err)
 		vrdma_orphan_ring(dev, &cq->ring);	/* may still be written */
 	else
 		vrdma_ring_free(dev, &cq->ring);
@@ -238,6 +249,9 @@ int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	u32 prod, start;
 	int n = 0;
 
+	/* The process that owns a user CQ polls its ring itself. */
+	if (cq->ring_umap)
+		return -EINVAL;
 	spin_lock_irqsave(&cq->lock, flags);
 	start = ring->head;
 	/* Pairs with the device's release of prod after writing CQEs. */
@@ -277,6 +291,8 @@ int vrdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	u32 arm;
 	int ret = 0;
 
+	if (cq->ring_umap)
+		return -EINVAL;
 	spin_lock_irqsave(&cq->lock, irqflags);
 	/* A new sequence number keeps the device from clearing this arm. */
 	cq->arm_sn = (cq->arm_sn + 1) & VIRTIO_RDMA_CQ_ARM_SN_MASK;

@@ -281,19 +281,6 @@ void vrdma_get_fw_str(struct ib_device *ib, char *str)
 		 (u32)(v >> 32), (u32)(v >> 16) & 0xffff, (u32)v & 0xffff);
 }
 
-/*
- * A ucontext exists so that the device gets a uverbs character device;
- * user-space CQs and QPs (udata) are the next step of the driver.
- */
-int vrdma_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
-{
-	return 0;
-}
-
-void vrdma_dealloc_ucontext(struct ib_ucontext *uctx)
-{
-}
-
 void vrdma_port_event(struct vrdma_dev *dev, enum ib_port_state state)
 {
 	struct ib_event ev = {};

@@ -16,12 +16,14 @@
 #include <linux/virtio_config.h>
 #include <linux/virtio_ring.h>
 
+#include <rdma/virtio_rdma-abi.h>
+
 #include "virtio_rdma.h"
 
 static const struct ib_device_ops vrdma_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
-	.uverbs_abi_ver = 1,
+	.uverbs_abi_ver = VIRTIO_RDMA_UVERBS_ABI_VERSION,
 
 	.add_gid = vrdma_add_gid,
 	.alloc_hw_port_stats = vrdma_alloc_hw_port_stats,
@@ -44,6 +46,8 @@ static const struct ib_device_ops vrdma_dev_ops = {
 	.get_link_layer = vrdma_get_link_layer,
 	.get_port_immutable = vrdma_get_port_immutable,
 	.map_mr_sg = vrdma_map_mr_sg,
+	.mmap = vrdma_mmap,
+	.mmap_free = vrdma_mmap_free,
 	.modify_qp = vrdma_modify_qp,
 	.poll_cq = vrdma_poll_cq,
 	.post_recv = vrdma_post_recv,
@@ -259,6 +263,9 @@ static int vrdma_probe(struct virtio_device *vdev)
 	dev->ib.dev.parent = &vdev->dev;
 	strscpy(dev->ib.node_desc, "virtio_rdma", sizeof(dev->ib.node_desc));
 	ib_set_device_ops(&dev->ib, &vrdma_dev_ops);
+	/* Empty posts are how user space rings a doorbell (uverbs.c). */
+	dev->ib.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				   BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
 
 	/*
 	 * ib_core sizes DMA segments from the DMA device's parameters and

@@ -70,9 +70,6 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	int sq_shift, rq_shift, err;
 	u8 type;
 
-	/* User-space QPs (udata) come with the user-space provider: not yet. */
-	if (udata)
-		return -EOPNOTSUPP;
 	if (init->srq || init->create_flags)
 		return -EOPNOTSUPP;
 	type = vrdma_qp_type(init->qp_type);
@@ -95,6 +92,12 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				      c->max_rq_wqe_shift);
 	if (sq_shift < 0 || rq_shift < 0)
 		return -EINVAL;
+	if (udata) {
+		err = vrdma_uqp_check(dev, udata, &sq_shift, &rq_shift);
+		if (err)
+			return err;
+		qp->user = true;
+	}
 	sstride = VRDMA_SQ_HDR << sq_shift;
 	rstride = VRDMA_RQ_HDR << rq_shift;
 
@@ -164,6 +167,13 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		}
 		err = -EIO;
 		goto err_rq;
+	}
+	if (udata) {
+		err = vrdma_uqp_respond(dev, qp, udata);
+		if (err) {
+			vrdma_destroy_qp(ibqp, udata);
+			return err;
+		}
 	}
 
 	cap->max_send_wr = sq_depth;
@@ -401,6 +411,8 @@ int vrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		return err;
 
 	vrdma_qp_unpublish(dev, qp);
+	vrdma_user_ring_release(&qp->sq, &qp->sq_umap, err);
+	vrdma_user_ring_release(&qp->rq, &qp->rq_umap, err);
 	if (err) {
 		vrdma_orphan_ring(dev, &qp->sq);
 		vrdma_orphan_ring(dev, &qp->rq);

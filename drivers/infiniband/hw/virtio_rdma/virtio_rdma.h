@@ -155,6 +155,8 @@ struct vrdma_cq {
 	spinlock_t lock;		/* ring head and arm_sn; fences destroy_qp */
 	u32 arm_sn;
 	struct vrdma_ring ring;
+	/* User CQ: the mmap entry that owns the ring (uverbs.c) */
+	struct rdma_user_mmap_entry *ring_umap;
 };
 
 struct vrdma_qp {
@@ -171,6 +173,10 @@ struct vrdma_qp {
 	spinlock_t rq_lock;		/* rq ring head */
 	struct vrdma_ring sq;
 	struct vrdma_ring rq;
+	/* User QP: doorbells only; mmap entries own the rings (uverbs.c) */
+	bool user;
+	struct rdma_user_mmap_entry *sq_umap;
+	struct rdma_user_mmap_entry *rq_umap;
 };
 
 struct vrdma_mr {
@@ -255,8 +261,6 @@ int vrdma_get_port_immutable(struct ib_device *ib, u32 port,
 			     struct ib_port_immutable *immutable);
 enum rdma_link_layer vrdma_get_link_layer(struct ib_device *ib, u32 port);
 void vrdma_get_fw_str(struct ib_device *ib, char *str);
-int vrdma_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata);
-void vrdma_dealloc_ucontext(struct ib_ucontext *uctx);
 void vrdma_port_event(struct vrdma_dev *dev, enum ib_port_state state);
 enum ib_port_state vrdma_netdev_port_state(struct vrdma_dev *dev);
 int vrdma_netdev_init(void);
@@ -320,6 +324,21 @@ int vrdma_av_from_attr(struct vrdma_dev *dev, struct virtio_rdma_av *av,
 int vrdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		    struct ib_udata *udata);
 int vrdma_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+/* uverbs.c */
+int vrdma_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata);
+void vrdma_dealloc_ucontext(struct ib_ucontext *uctx);
+int vrdma_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
+void vrdma_mmap_free(struct rdma_user_mmap_entry *e);
+void vrdma_user_ring_release(struct vrdma_ring *ring,
+			     struct rdma_user_mmap_entry **entry, bool busy);
+int vrdma_ucq_check(struct ib_udata *udata);
+int vrdma_ucq_respond(struct vrdma_dev *dev, struct vrdma_cq *cq,
+		      struct ib_udata *udata);
+int vrdma_uqp_check(struct vrdma_dev *dev, struct ib_udata *udata,
+		    int *sq_shift, int *rq_shift);
+int vrdma_uqp_respond(struct vrdma_dev *dev, struct vrdma_qp *qp,
+		      struct ib_udata *udata);
 
 /* stats.c */
 struct rdma_hw_stats *vrdma_alloc_hw_port_stats(struct ib_device *ib,

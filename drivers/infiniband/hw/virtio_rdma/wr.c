@@ -209,6 +209,15 @@ int vrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	int err = 0;
 	u32 old;
 
+	/* User QPs post in their ring; an empty post is the doorbell. */
+	if (qp->user) {
+		if (wr) {
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		return vrdma_ring_doorbell(dev, VIRTIO_RDMA_DOORBELL_SQ,
+					   qp->handle);
+	}
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	state = READ_ONCE(qp->state);
 	/* Sends need RTS; in ERR they are accepted and flushed by the device. */
@@ -255,6 +264,15 @@ int vrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	int err = 0, n;
 	u32 old;
 
+	if (qp->user) {
+		if (wr) {
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		return qp->rq.depth ?
+		       vrdma_ring_doorbell(dev, VIRTIO_RDMA_DOORBELL_RQ,
+					   qp->handle) : -EINVAL;
+	}
 	spin_lock_irqsave(&qp->rq_lock, flags);
 	if (!ring->buf || READ_ONCE(qp->state) == IB_QPS_RESET) {
 		err = -EINVAL;
