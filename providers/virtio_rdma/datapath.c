@@ -1,0 +1,761 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * virtio-rdma rdma-core provider: the data path.  post_send/post_recv write
+ * WQEs into the mapped SQ/RQ rings and publish prod; a system call (an empty
+ * ibv_cmd_post_send/recv, which the kernel turns into a doorbell) happens
+ * only when the device's event index asks for one.  poll_cq reads CQEs from
+ * the mapped CQ ring and req_notify_cq arms it with a word in the ring.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "virtio_rdma.h"
+
+#define VRDMA_SQ_HDR	sizeof(struct virtio_rdma_sq_wqe)
+#define VRDMA_RQ_HDR	sizeof(struct virtio_rdma_rq_wqe)
+
+#define VRDMA_SEND_FLAGS						\
+	(IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED |	\
+	 IBV_SEND_INLINE)
+
+_Static_assert(VIRTIO_RDMA_WQE_F_FENCE == IBV_SEND_FENCE, "");
+_Static_assert(VIRTIO_RDMA_WQE_F_SIGNALED == IBV_SEND_SIGNALED, "");
+_Static_assert(VIRTIO_RDMA_WQE_F_SOLICITED == IBV_SEND_SOLICITED, "");
+_Static_assert(VIRTIO_RDMA_WQE_F_INLINE == IBV_SEND_INLINE, "");
+_Static_assert(VIRTIO_RDMA_WR_RDMA_WRITE == IBV_WR_RDMA_WRITE, "");
+_Static_assert(VIRTIO_RDMA_WR_SEND_WITH_INV == IBV_WR_SEND_WITH_INV, "");
+_Static_assert(VIRTIO_RDMA_WR_LOCAL_INV == IBV_WR_LOCAL_INV, "");
+_Static_assert(VIRTIO_RDMA_WC_LOC_LEN_ERR == IBV_WC_LOC_LEN_ERR, "");
+_Static_assert(VIRTIO_RDMA_WC_GENERAL_ERR == IBV_WC_GENERAL_ERR, "");
+
+/* ---------------------------------------------------------------- CQ -- */
+
+static enum ibv_wc_opcode vrdma_wc_opcode(uint8_t op)
+{
+	switch (op) {
+	case VIRTIO_RDMA_WC_OP_RDMA_WRITE:
+		return IBV_WC_RDMA_WRITE;
+	case VIRTIO_RDMA_WC_OP_RDMA_READ:
+		return IBV_WC_RDMA_READ;
+	case VIRTIO_RDMA_WC_OP_COMP_SWAP:
+		return IBV_WC_COMP_SWAP;
+	case VIRTIO_RDMA_WC_OP_FETCH_ADD:
+		return IBV_WC_FETCH_ADD;
+	case VIRTIO_RDMA_WC_OP_LOCAL_INV:
+		return IBV_WC_LOCAL_INV;
+	case VIRTIO_RDMA_WC_OP_RECV:
+		return IBV_WC_RECV;
+	case VIRTIO_RDMA_WC_OP_RECV_RDMA_WITH_IMM:
+		return IBV_WC_RECV_RDMA_WITH_IMM;
+	default:
+		return IBV_WC_SEND;
+	}
+}
+
+static enum ibv_wc_status vrdma_wc_status(uint8_t status)
+{
+	return status <= VIRTIO_RDMA_WC_GENERAL_ERR ? status :
+						       IBV_WC_GENERAL_ERR;
+}
+
+static unsigned int vrdma_wc_flags(const struct virtio_rdma_cqe *cqe)
+{
+	unsigned int f = 0;
+
+	if (cqe->status != VIRTIO_RDMA_WC_SUCCESS)
+		return 0;
+	if (cqe->flags & VIRTIO_RDMA_WC_F_GRH)
+		f |= IBV_WC_GRH;
+	if (cqe->flags & VIRTIO_RDMA_WC_F_WITH_IMM)
+		f |= IBV_WC_WITH_IMM;
+	else if (cqe->flags & VIRTIO_RDMA_WC_F_WITH_INV)
+		f |= IBV_WC_WITH_INV;
+	return f;
+}
+
+static void vrdma_cqe_to_wc(const struct virtio_rdma_cqe *cqe,
+			    struct ibv_wc *wc)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = le64toh(cqe->wr_id);
+	wc->status = vrdma_wc_status(cqe->status);
+	wc->opcode = vrdma_wc_opcode(cqe->opcode);
+	wc->vendor_err = le32toh(cqe->vendor_err);
+	wc->qp_num = le32toh(cqe->qp_handle);
+	if (wc->status != IBV_WC_SUCCESS)
+		return;
+	wc->byte_len = le32toh(cqe->byte_len);
+	wc->src_qp = le32toh(cqe->src_qp) & 0xffffff;
+	wc->wc_flags = vrdma_wc_flags(cqe);
+	if (wc->wc_flags & IBV_WC_WITH_IMM)
+		wc->imm_data = cqe->ex.imm_data;
+	else if (wc->wc_flags & IBV_WC_WITH_INV)
+		wc->invalidated_rkey = le32toh(cqe->ex.invalidated_rkey);
+	wc->pkey_index = le16toh(cqe->pkey_index);
+}
+
+/* The device's prod, or our own cons if it is out of range. */
+static uint32_t vrdma_cq_prod(struct vrdma_cq *cq)
+{
+	uint32_t prod = ring_load_acquire(&uring_ctl(&cq->ring)->prod);
+
+	if (prod - cq->ring.head > cq->ring.depth)
+		return cq->ring.head;
+	return prod;
+}
+
+int vrdma_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+{
+	struct vrdma_cq *cq = to_vcq(ibcq);
+	struct vrdma_uring *r = &cq->ring;
+	uint32_t prod, start;
+	int n = 0;
+
+	pthread_spin_lock(&cq->lock);
+	start = r->head;
+	prod = vrdma_cq_prod(cq);
+	while (n < ne && r->head != prod) {
+		vrdma_cqe_to_wc(uring_entry(r, r->head), &wc[n++]);
+		r->head++;
+	}
+	/* The device reuses the slots only after we have read them. */
+	if (r->head != start)
+		ring_store_release(&uring_ctl(r)->cons, r->head);
+	pthread_spin_unlock(&cq->lock);
+	return n;
+}
+
+int vrdma_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	struct vrdma_cq *cq = to_vcq(ibcq);
+	uint32_t arm;
+
+	pthread_spin_lock(&cq->lock);
+	/* A new sequence number keeps the device from clearing this arm. */
+	cq->arm_sn = (cq->arm_sn + 1) & VIRTIO_RDMA_CQ_ARM_SN_MASK;
+	arm = VIRTIO_RDMA_CQ_ARM_ARMED | cq->arm_sn;
+	if (solicited_only)
+		arm |= VIRTIO_RDMA_CQ_ARM_SOLICITED;
+	ring_store(&uring_ctl(&cq->ring)->notify, arm);
+	/* Dekker with the device: store arm, full barrier, (it loads prod). */
+	full_barrier();
+	pthread_spin_unlock(&cq->lock);
+	return 0;
+}
+
+/* ibv_cq_ex: the lock is held from a successful start_poll to end_poll. */
+static int vrdma_start_poll(struct ibv_cq_ex *ibcq,
+			    struct ibv_poll_cq_attr *attr)
+{
+	struct vrdma_cq *cq = cqex_to_vcq(ibcq);
+	const struct virtio_rdma_cqe *cqe;
+
+	if (attr->comp_mask)
+		return EINVAL;
+	pthread_spin_lock(&cq->lock);
+	cq->start = cq->ring.head;
+	if (vrdma_cq_prod(cq) == cq->ring.head) {
+		pthread_spin_unlock(&cq->lock);
+		return ENOENT;
+	}
+	cqe = uring_entry(&cq->ring, cq->ring.head);
+	cq->cur = cqe;
+	ibcq->wr_id = le64toh(cqe->wr_id);
+	ibcq->status = vrdma_wc_status(cqe->status);
+	return 0;
+}
+
+static int vrdma_next_poll(struct ibv_cq_ex *ibcq)
+{
+	struct vrdma_cq *cq = cqex_to_vcq(ibcq);
+	const struct virtio_rdma_cqe *cqe;
+
+	cq->ring.head++;
+	cq->cur = NULL;
+	if (vrdma_cq_prod(cq) == cq->ring.head)
+		return ENOENT;
+	cqe = uring_entry(&cq->ring, cq->ring.head);
+	cq->cur = cqe;
+	ibcq->wr_id = le64toh(cqe->wr_id);
+	ibcq->status = vrdma_wc_status(cqe->status);
+	return 0;
+}
+
+static void vrdma_end_poll(struct ibv_cq_ex *ibcq)
+{
+	struct vrdma_cq *cq = cqex_to_vcq(ibcq);
+
+	if (cq->cur)
+		cq->ring.head++;
+	cq->cur = NULL;
+	if (cq->ring.head != cq->start)
+		ring_store_release(&uring_ctl(&cq->ring)->cons, cq->ring.head);
+	pthread_spin_unlock(&cq->lock);
+}
+
+static enum ibv_wc_opcode vrdma_read_opcode(struct ibv_cq_ex *ibcq)
+{
+	return vrdma_wc_opcode(cqex_to_vcq(ibcq)->cur->opcode);
+}
+
+static uint32_t vrdma_read_vendor_err(struct ibv_cq_ex *ibcq)
+{
+	return le32toh(cqex_to_vcq(ibcq)->cur->vendor_err);
+}
+
+static uint32_t vrdma_read_byte_len(struct ibv_cq_ex *ibcq)
+{
+	return le32toh(cqex_to_vcq(ibcq)->cur->byte_len);
+}
+
+static __be32 vrdma_read_imm_data(struct ibv_cq_ex *ibcq)
+{
+	const struct virtio_rdma_cqe *cqe = cqex_to_vcq(ibcq)->cur;
+
+	if (cqe->flags & VIRTIO_RDMA_WC_F_WITH_INV)
+		return htobe32(le32toh(cqe->ex.invalidated_rkey));
+	return cqe->ex.imm_data;
+}
+
+static uint32_t vrdma_read_qp_num(struct ibv_cq_ex *ibcq)
+{
+	return le32toh(cqex_to_vcq(ibcq)->cur->qp_handle);
+}
+
+static uint32_t vrdma_read_src_qp(struct ibv_cq_ex *ibcq)
+{
+	return le32toh(cqex_to_vcq(ibcq)->cur->src_qp) & 0xffffff;
+}
+
+static unsigned int vrdma_read_wc_flags(struct ibv_cq_ex *ibcq)
+{
+	return vrdma_wc_flags(cqex_to_vcq(ibcq)->cur);
+}
+
+static uint32_t vrdma_read_slid(struct ibv_cq_ex *ibcq)
+{
+	(void)ibcq;
+	return 0;
+}
+
+static uint8_t vrdma_read_sl(struct ibv_cq_ex *ibcq)
+{
+	(void)ibcq;
+	return 0;
+}
+
+void vrdma_cq_ex_init(struct vrdma_cq *cq, uint64_t wc_flags)
+{
+	struct ibv_cq_ex *c = &cq->vcq.cq_ex;
+
+	c->start_poll = vrdma_start_poll;
+	c->next_poll = vrdma_next_poll;
+	c->end_poll = vrdma_end_poll;
+	c->read_opcode = vrdma_read_opcode;
+	c->read_vendor_err = vrdma_read_vendor_err;
+	c->read_wc_flags = vrdma_read_wc_flags;
+	if (wc_flags & IBV_WC_EX_WITH_BYTE_LEN)
+		c->read_byte_len = vrdma_read_byte_len;
+	if (wc_flags & IBV_WC_EX_WITH_IMM)
+		c->read_imm_data = vrdma_read_imm_data;
+	if (wc_flags & IBV_WC_EX_WITH_QP_NUM)
+		c->read_qp_num = vrdma_read_qp_num;
+	if (wc_flags & IBV_WC_EX_WITH_SRC_QP)
+		c->read_src_qp = vrdma_read_src_qp;
+	if (wc_flags & IBV_WC_EX_WITH_SLID)
+		c->read_slid = vrdma_read_slid;
+	if (wc_flags & IBV_WC_EX_WITH_SL)
+		c->read_sl = vrdma_read_sl;
+	if (wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
+		c->read_dlid_path_bits = vrdma_read_sl;
+}
+
+/* ------------------------------------------------------------ SQ / RQ -- */
+
+static bool vrdma_ring_full(struct vrdma_uring *r)
+{
+	/* Slots below cons are the device's no longer (release on its side). */
+	uint32_t cons = ring_load_acquire(&uring_ctl(r)->cons);
+
+	/* An index out of range counts as full: never overwrite live WQEs. */
+	return r->head - cons >= r->depth;
+}
+
+/* Publishes [old, head); true if the device asked for a doorbell. */
+static bool vrdma_ring_publish(struct vrdma_uring *r, uint32_t old)
+{
+	struct virtio_rdma_ring_ctl *ctl = uring_ctl(r);
+	uint32_t notify;
+
+	ring_store_release(&ctl->prod, r->head);
+	/* Dekker with the device's "store notify, barrier, reload prod". */
+	full_barrier();
+	notify = ring_load(&ctl->notify);
+	return (uint32_t)(r->head - notify - 1) < (uint32_t)(r->head - old);
+}
+
+static void vrdma_sq_doorbell(struct vrdma_qp *qp)
+{
+	struct ibv_send_wr *bad;
+
+	ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
+}
+
+static void vrdma_rq_doorbell(struct vrdma_qp *qp)
+{
+	struct ibv_recv_wr *bad;
+
+	ibv_cmd_post_recv(&qp->vqp.qp, NULL, &bad);
+}
+
+static bool vrdma_is_ud(struct vrdma_qp *qp)
+{
+	return qp->vqp.qp.qp_type == IBV_QPT_UD;
+}
+
+static int vrdma_copy_inline(struct vrdma_qp *qp,
+			     struct virtio_rdma_sq_wqe *wqe,
+			     const struct ibv_sge *sg, int num)
+{
+	uint8_t *dst = (uint8_t *)(wqe + 1);
+	uint32_t total = 0;
+	int i;
+
+	for (i = 0; i < num; i++) {
+		if (sg[i].length > qp->max_inline - total)
+			return EINVAL;
+		memcpy(dst + total, (void *)(uintptr_t)sg[i].addr,
+		       sg[i].length);
+		total += sg[i].length;
+	}
+	wqe->length = htole32(total);
+	return 0;
+}
+
+static int vrdma_copy_sges(struct vrdma_qp *qp, struct virtio_rdma_sge *dst,
+			   const struct ibv_sge *src, int num, uint32_t max)
+{
+	int i;
+
+	(void)qp;
+	if (num < 0 || (uint32_t)num > max)
+		return EINVAL;
+	for (i = 0; i < num; i++) {
+		dst[i].addr = htole64(src[i].addr);
+		dst[i].length = htole32(src[i].length);
+		dst[i].lkey = htole32(src[i].lkey);
+	}
+	return 0;
+}
+
+static int vrdma_build_send(struct vrdma_qp *qp, struct ibv_send_wr *wr,
+			    struct virtio_rdma_sq_wqe *wqe)
+{
+	bool ud = vrdma_is_ud(qp);
+	bool rc = qp->vqp.qp.qp_type == IBV_QPT_RC;
+	bool may_inline = false;
+	int err;
+
+	if (wr->send_flags & ~VRDMA_SEND_FLAGS)
+		return EINVAL;
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = htole64(wr->wr_id);
+	wqe->opcode = wr->opcode;
+	wqe->flags = wr->send_flags;
+
+	switch (wr->opcode) {
+	case IBV_WR_SEND_WITH_IMM:
+		wqe->ex.imm_data = wr->imm_data;
+		/* fallthrough */
+	case IBV_WR_SEND:
+		may_inline = true;
+		if (ud) {
+			if (!wr->wr.ud.ah)
+				return EINVAL;
+			wqe->wr.ud.av = to_vah(wr->wr.ud.ah)->av;
+			wqe->wr.ud.remote_qpn = htole32(wr->wr.ud.remote_qpn);
+			wqe->wr.ud.remote_qkey =
+				htole32(wr->wr.ud.remote_qkey);
+		}
+		break;
+	case IBV_WR_SEND_WITH_INV:
+		if (!rc)
+			return EINVAL;
+		may_inline = true;
+		wqe->ex.invalidate_rkey = htole32(wr->invalidate_rkey);
+		break;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		wqe->ex.imm_data = wr->imm_data;
+		/* fallthrough */
+	case IBV_WR_RDMA_WRITE:
+		may_inline = true;
+		/* fallthrough */
+	case IBV_WR_RDMA_READ:
+		if (ud || (wr->opcode == IBV_WR_RDMA_READ && !rc))
+			return EINVAL;
+		wqe->wr.rdma.remote_addr = htole64(wr->wr.rdma.remote_addr);
+		wqe->wr.rdma.rkey = htole32(wr->wr.rdma.rkey);
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		if (!rc)
+			return EINVAL;
+		wqe->wr.atomic.remote_addr =
+			htole64(wr->wr.atomic.remote_addr);
+		wqe->wr.atomic.compare_add =
+			htole64(wr->wr.atomic.compare_add);
+		wqe->wr.atomic.swap = htole64(wr->wr.atomic.swap);
+		wqe->wr.atomic.rkey = htole32(wr->wr.atomic.rkey);
+		break;
+	case IBV_WR_LOCAL_INV:
+		wqe->ex.invalidate_rkey = htole32(wr->invalidate_rkey);
+		break;
+	default:
+		return EINVAL;
+	}
+
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		if (!may_inline)
+			return EINVAL;
+		return vrdma_copy_inline(qp, wqe, wr->sg_list, wr->num_sge);
+	}
+	err = vrdma_copy_sges(qp, (struct virtio_rdma_sge *)(wqe + 1),
+			      wr->sg_list, wr->num_sge, qp->max_send_sge);
+	if (err)
+		return err;
+	wqe->num_sge = wr->num_sge;
+	return 0;
+}
+
+int vrdma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad_wr)
+{
+	struct vrdma_qp *qp = to_vqp(ibqp);
+	struct vrdma_uring *r = &qp->sq;
+	bool doorbell = false;
+	int err = 0;
+	uint32_t old;
+
+	pthread_spin_lock(&qp->sq_lock);
+	old = r->head;
+	for (; wr; wr = wr->next) {
+		if (vrdma_ring_full(r)) {
+			err = ENOMEM;
+			break;
+		}
+		err = vrdma_build_send(qp, wr, uring_entry(r, r->head));
+		if (err)
+			break;
+		r->head++;
+	}
+	if (r->head != old)
+		doorbell = vrdma_ring_publish(r, old);
+	pthread_spin_unlock(&qp->sq_lock);
+	if (doorbell)
+		vrdma_sq_doorbell(qp);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+int vrdma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr)
+{
+	struct vrdma_qp *qp = to_vqp(ibqp);
+	struct vrdma_uring *r = &qp->rq;
+	struct virtio_rdma_rq_wqe *wqe;
+	bool doorbell = false;
+	int err = 0;
+	uint32_t old;
+
+	if (!r->buf) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	pthread_spin_lock(&qp->rq_lock);
+	old = r->head;
+	for (; wr; wr = wr->next) {
+		if (vrdma_ring_full(r)) {
+			err = ENOMEM;
+			break;
+		}
+		wqe = uring_entry(r, r->head);
+		memset(wqe, 0, sizeof(*wqe));
+		err = vrdma_copy_sges(qp, (struct virtio_rdma_sge *)(wqe + 1),
+				      wr->sg_list, wr->num_sge,
+				      qp->max_recv_sge);
+		if (err)
+			break;
+		wqe->wr_id = htole64(wr->wr_id);
+		wqe->num_sge = wr->num_sge;
+		r->head++;
+	}
+	if (r->head != old)
+		doorbell = vrdma_ring_publish(r, old);
+	pthread_spin_unlock(&qp->rq_lock);
+	if (doorbell)
+		vrdma_rq_doorbell(qp);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+/* ------------------------------------------------ ibv_qp_ex (ibv_wr_*) -- */
+
+static struct virtio_rdma_sq_wqe *vrdma_wr_next(struct ibv_qp_ex *ibqp,
+						uint8_t opcode)
+{
+	struct vrdma_qp *qp = qpex_to_vqp(ibqp);
+	struct virtio_rdma_sq_wqe *wqe;
+
+	qp->wr_cur = NULL;
+	if (qp->wr_err)
+		return NULL;
+	if (vrdma_ring_full(&qp->sq) ||
+	    (ibqp->wr_flags & ~(unsigned int)VRDMA_SEND_FLAGS)) {
+		qp->wr_err = vrdma_ring_full(&qp->sq) ? ENOMEM : EINVAL;
+		return NULL;
+	}
+	wqe = uring_entry(&qp->sq, qp->sq.head);
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = htole64(ibqp->wr_id);
+	wqe->opcode = opcode;
+	wqe->flags = ibqp->wr_flags & ~IBV_SEND_INLINE;
+	qp->sq.head++;
+	qp->wr_cur = wqe;
+	return wqe;
+}
+
+static void vrdma_wr_rdma(struct ibv_qp_ex *ibqp, uint8_t op, uint32_t rkey,
+			  uint64_t addr, __be32 imm)
+{
+	struct virtio_rdma_sq_wqe *wqe = vrdma_wr_next(ibqp, op);
+
+	if (!wqe)
+		return;
+	wqe->wr.rdma.remote_addr = htole64(addr);
+	wqe->wr.rdma.rkey = htole32(rkey);
+	wqe->ex.imm_data = imm;
+}
+
+static void vrdma_wr_rdma_write(struct ibv_qp_ex *ibqp, uint32_t rkey,
+				uint64_t addr)
+{
+	vrdma_wr_rdma(ibqp, IBV_WR_RDMA_WRITE, rkey, addr, 0);
+}
+
+static void vrdma_wr_rdma_write_imm(struct ibv_qp_ex *ibqp, uint32_t rkey,
+				    uint64_t addr, __be32 imm)
+{
+	vrdma_wr_rdma(ibqp, IBV_WR_RDMA_WRITE_WITH_IMM, rkey, addr, imm);
+}
+
+static void vrdma_wr_rdma_read(struct ibv_qp_ex *ibqp, uint32_t rkey,
+			       uint64_t addr)
+{
+	vrdma_wr_rdma(ibqp, IBV_WR_RDMA_READ, rkey, addr, 0);
+}
+
+static void vrdma_wr_atomic(struct ibv_qp_ex *ibqp, uint8_t op,
+			    uint32_t rkey, uint64_t addr, uint64_t cmp_add,
+			    uint64_t swap)
+{
+	struct virtio_rdma_sq_wqe *wqe = vrdma_wr_next(ibqp, op);
+
+	if (!wqe)
+		return;
+	wqe->wr.atomic.remote_addr = htole64(addr);
+	wqe->wr.atomic.compare_add = htole64(cmp_add);
+	wqe->wr.atomic.swap = htole64(swap);
+	wqe->wr.atomic.rkey = htole32(rkey);
+}
+
+static void vrdma_wr_atomic_cmp_swp(struct ibv_qp_ex *ibqp, uint32_t rkey,
+				    uint64_t addr, uint64_t compare,
+				    uint64_t swap)
+{
+	vrdma_wr_atomic(ibqp, IBV_WR_ATOMIC_CMP_AND_SWP, rkey, addr, compare,
+			swap);
+}
+
+static void vrdma_wr_atomic_fetch_add(struct ibv_qp_ex *ibqp, uint32_t rkey,
+				      uint64_t addr, uint64_t add)
+{
+	vrdma_wr_atomic(ibqp, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, addr, add, 0);
+}
+
+static void vrdma_wr_send(struct ibv_qp_ex *ibqp)
+{
+	vrdma_wr_next(ibqp, IBV_WR_SEND);
+}
+
+static void vrdma_wr_send_imm(struct ibv_qp_ex *ibqp, __be32 imm)
+{
+	struct virtio_rdma_sq_wqe *wqe;
+
+	wqe = vrdma_wr_next(ibqp, IBV_WR_SEND_WITH_IMM);
+	if (wqe)
+		wqe->ex.imm_data = imm;
+}
+
+static void vrdma_wr_send_inv(struct ibv_qp_ex *ibqp, uint32_t rkey)
+{
+	struct virtio_rdma_sq_wqe *wqe;
+
+	wqe = vrdma_wr_next(ibqp, IBV_WR_SEND_WITH_INV);
+	if (wqe)
+		wqe->ex.invalidate_rkey = htole32(rkey);
+}
+
+static void vrdma_wr_local_inv(struct ibv_qp_ex *ibqp, uint32_t rkey)
+{
+	struct virtio_rdma_sq_wqe *wqe;
+
+	wqe = vrdma_wr_next(ibqp, IBV_WR_LOCAL_INV);
+	if (wqe)
+		wqe->ex.invalidate_rkey = htole32(rkey);
+}
+
+static void vrdma_wr_set_ud_addr(struct ibv_qp_ex *ibqp, struct ibv_ah *ah,
+				 uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	struct virtio_rdma_sq_wqe *wqe = qpex_to_vqp(ibqp)->wr_cur;
+
+	if (!wqe)
+		return;
+	wqe->wr.ud.av = to_vah(ah)->av;
+	wqe->wr.ud.remote_qpn = htole32(remote_qpn);
+	wqe->wr.ud.remote_qkey = htole32(remote_qkey);
+}
+
+static void vrdma_wr_set_sge_list(struct ibv_qp_ex *ibqp, size_t num,
+				  const struct ibv_sge *sg)
+{
+	struct vrdma_qp *qp = qpex_to_vqp(ibqp);
+	struct virtio_rdma_sq_wqe *wqe = qp->wr_cur;
+
+	if (!wqe)
+		return;
+	if (num > qp->max_send_sge) {
+		qp->wr_err = EINVAL;
+		return;
+	}
+	vrdma_copy_sges(qp, (struct virtio_rdma_sge *)(wqe + 1), sg, num, num);
+	wqe->num_sge = num;
+}
+
+static void vrdma_wr_set_sge(struct ibv_qp_ex *ibqp, uint32_t lkey,
+			     uint64_t addr, uint32_t length)
+{
+	struct ibv_sge sg = { .addr = addr, .length = length, .lkey = lkey };
+
+	vrdma_wr_set_sge_list(ibqp, 1, &sg);
+}
+
+static void vrdma_wr_set_inline_data_list(struct ibv_qp_ex *ibqp, size_t num,
+					  const struct ibv_data_buf *buf)
+{
+	struct vrdma_qp *qp = qpex_to_vqp(ibqp);
+	struct virtio_rdma_sq_wqe *wqe = qp->wr_cur;
+	uint8_t *dst;
+	size_t total = 0, i;
+
+	if (!wqe)
+		return;
+	if (wqe->opcode == IBV_WR_RDMA_READ ||
+	    wqe->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	    wqe->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD ||
+	    wqe->opcode == IBV_WR_LOCAL_INV) {
+		qp->wr_err = EINVAL;
+		return;
+	}
+	dst = (uint8_t *)(wqe + 1);
+	for (i = 0; i < num; i++) {
+		if (buf[i].length > qp->max_inline - total) {
+			qp->wr_err = EINVAL;
+			return;
+		}
+		memcpy(dst + total, buf[i].addr, buf[i].length);
+		total += buf[i].length;
+	}
+	wqe->flags |= VIRTIO_RDMA_WQE_F_INLINE;
+	wqe->length = htole32(total);
+}
+
+static void vrdma_wr_set_inline_data(struct ibv_qp_ex *ibqp, void *addr,
+				     size_t length)
+{
+	struct ibv_data_buf buf = { .addr = addr, .length = length };
+
+	vrdma_wr_set_inline_data_list(ibqp, 1, &buf);
+}
+
+static void vrdma_wr_start(struct ibv_qp_ex *ibqp)
+{
+	struct vrdma_qp *qp = qpex_to_vqp(ibqp);
+
+	pthread_spin_lock(&qp->sq_lock);
+	qp->wr_old = qp->sq.head;
+	qp->wr_err = 0;
+	qp->wr_cur = NULL;
+}
+
+static int vrdma_wr_complete(struct ibv_qp_ex *ibqp)
+{
+	struct vrdma_qp *qp = qpex_to_vqp(ibqp);
+	bool doorbell = false;
+	int err = qp->wr_err;
+
+	if (err)
+		qp->sq.head = qp->wr_old;
+	else if (qp->sq.head != qp->wr_old)
+		doorbell = vrdma_ring_publish(&qp->sq, qp->wr_old);
+	qp->wr_cur = NULL;
+	pthread_spin_unlock(&qp->sq_lock);
+	if (doorbell)
+		vrdma_sq_doorbell(qp);
+	return err;
+}
+
+static void vrdma_wr_abort(struct ibv_qp_ex *ibqp)
+{
+	struct vrdma_qp *qp = qpex_to_vqp(ibqp);
+
+	qp->sq.head = qp->wr_old;
+	qp->wr_cur = NULL;
+	pthread_spin_unlock(&qp->sq_lock);
+}
+
+void vrdma_qp_ex_init(struct vrdma_qp *qp, uint64_t ops)
+{
+	struct ibv_qp_ex *q = &qp->vqp.qp_ex;
+
+	qp->vqp.comp_mask |= VERBS_QP_EX;
+	q->wr_start = vrdma_wr_start;
+	q->wr_complete = vrdma_wr_complete;
+	q->wr_abort = vrdma_wr_abort;
+	q->wr_set_sge = vrdma_wr_set_sge;
+	q->wr_set_sge_list = vrdma_wr_set_sge_list;
+	q->wr_set_inline_data = vrdma_wr_set_inline_data;
+	q->wr_set_inline_data_list = vrdma_wr_set_inline_data_list;
+	if (vrdma_is_ud(qp))
+		q->wr_set_ud_addr = vrdma_wr_set_ud_addr;
+	if (ops & IBV_QP_EX_WITH_RDMA_WRITE)
+		q->wr_rdma_write = vrdma_wr_rdma_write;
+	if (ops & IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+		q->wr_rdma_write_imm = vrdma_wr_rdma_write_imm;
+	if (ops & IBV_QP_EX_WITH_RDMA_READ)
+		q->wr_rdma_read = vrdma_wr_rdma_read;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP)
+		q->wr_atomic_cmp_swp = vrdma_wr_atomic_cmp_swp;
+	if (ops & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+		q->wr_atomic_fetch_add = vrdma_wr_atomic_fetch_add;
+	if (ops & IBV_QP_EX_WITH_SEND)
+		q->wr_send = vrdma_wr_send;
+	if (ops & IBV_QP_EX_WITH_SEND_WITH_IMM)
+		q->wr_send_imm = vrdma_wr_send_imm;
+	if (ops & IBV_QP_EX_WITH_SEND_WITH_INV)
+		q->wr_send_inv = vrdma_wr_send_inv;
+	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
+		q->wr_local_inv = vrdma_wr_local_inv;
+}

@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * virtio-rdma rdma-core provider: registration, device matching and the
+ * control verbs.  Control goes through uverbs; CQ and QP rings are mapped
+ * from the kernel with the keys of include/uapi/rdma/virtio_rdma-abi.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "virtio_rdma.h"
+
+struct vrdma_get_context_cmd {
+	struct ibv_get_context ibv_cmd;
+	struct virtio_rdma_uverbs_alloc_ucontext_req drv;
+};
+
+struct vrdma_get_context_resp {
+	struct ib_uverbs_get_context_resp ibv_resp;
+	struct virtio_rdma_uverbs_alloc_ucontext_resp drv;
+};
+
+struct vrdma_create_cq_cmd {
+	struct ibv_create_cq ibv_cmd;
+	struct virtio_rdma_uverbs_create_cq_req drv;
+};
+
+struct vrdma_create_cq_resp {
+	struct ib_uverbs_create_cq_resp ibv_resp;
+	struct virtio_rdma_uverbs_create_cq_resp drv;
+};
+
+struct vrdma_create_cq_ex_cmd {
+	struct ibv_create_cq_ex ibv_cmd;
+	struct virtio_rdma_uverbs_create_cq_req drv;
+};
+
+struct vrdma_create_cq_ex_resp {
+	struct ib_uverbs_ex_create_cq_resp ibv_resp;
+	struct virtio_rdma_uverbs_create_cq_resp drv;
+};
+
+struct vrdma_create_qp_ex_cmd {
+	struct ibv_create_qp_ex ibv_cmd;
+	struct virtio_rdma_uverbs_create_qp_req drv;
+};
+
+struct vrdma_create_qp_ex_resp {
+	struct ib_uverbs_ex_create_qp_resp ibv_resp;
+	struct virtio_rdma_uverbs_create_qp_resp drv;
+};
+
+_Static_assert(offsetof(struct vrdma_context, vctx) == 0, "");
+_Static_assert(offsetof(struct vrdma_get_context_cmd, drv) == 16, "");
+_Static_assert(offsetof(struct vrdma_get_context_resp, drv) == 8, "");
+_Static_assert(offsetof(struct vrdma_create_cq_cmd, drv) == 40, "");
+_Static_assert(offsetof(struct vrdma_create_cq_resp, drv) == 8, "");
+_Static_assert(offsetof(struct vrdma_create_cq_ex_cmd, drv) == 56, "");
+_Static_assert(offsetof(struct vrdma_create_cq_ex_resp, drv) == 16, "");
+_Static_assert(offsetof(struct vrdma_create_qp_ex_cmd, drv) == 88, "");
+_Static_assert(offsetof(struct vrdma_create_qp_ex_resp, drv) == 40, "");
+
+static int vrdma_query_device_ex(struct ibv_context *context,
+				 const struct ibv_query_device_ex_input *input,
+				 struct ibv_device_attr_ex *attr,
+				 size_t attr_size)
+{
+	struct ib_uverbs_ex_query_device_resp resp;
+	size_t resp_size = sizeof(resp);
+	uint64_t fw;
+	int err;
+
+	err = ibv_cmd_query_device_any(context, input, attr, attr_size, &resp,
+				       &resp_size);
+	if (err)
+		return err;
+	fw = resp.base.fw_ver;
+	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
+		 "%u.%u.%u", (unsigned int)(fw >> 32),
+		 (unsigned int)(fw >> 16) & 0xffff, (unsigned int)fw & 0xffff);
+	return 0;
+}
+
+static int vrdma_query_port(struct ibv_context *context, uint8_t port,
+			    struct ibv_port_attr *attr)
+{
+	struct ibv_query_port cmd;
+
+	return ibv_cmd_query_port(context, port, attr, &cmd, sizeof(cmd));
+}
+
+static struct ibv_pd *vrdma_alloc_pd(struct ibv_context *context)
+{
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ibv_alloc_pd cmd;
+	struct ibv_pd *pd;
+	int err;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+	err = ibv_cmd_alloc_pd(context, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (err) {
+		free(pd);
+		errno = err;
+		return NULL;
+	}
+	return pd;
+}
+
+static int vrdma_dealloc_pd(struct ibv_pd *pd)
+{
+	int err = ibv_cmd_dealloc_pd(pd);
+
+	if (!err)
+		free(pd);
+	return err;
+}
+
+static struct ibv_mr *vrdma_reg_mr(struct ibv_pd *pd, void *addr,
+				   size_t length, uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd;
+	struct verbs_mr *vmr;
+	int err;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+	err = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		free(vmr);
+		errno = err;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+static int vrdma_dereg_mr(struct verbs_mr *vmr)
+{
+	int err = ibv_cmd_dereg_mr(vmr);
+
+	if (!err)
+		free(vmr);
+	return err;
+}
+
+static int vrdma_map_ring(struct ibv_context *context, struct vrdma_uring *r,
+			  uint64_t key, uint64_t size, uint32_t depth,
+			  uint32_t shift)
+{
+	if (!depth || (depth & (depth - 1)) ||
+	    size < VIRTIO_RDMA_RING_CTL_SIZE + ((uint64_t)depth << shift))
+		return EPROTO;
+	r->buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      context->cmd_fd, key);
+	if (r->buf == MAP_FAILED) {
+		r->buf = NULL;
+		return errno;
+	}
+	r->size = size;
+	r->depth = depth;
+	r->shift = shift;
+	r->head = 0;
+	return 0;
+}
+
+static void vrdma_unmap_ring(struct vrdma_uring *r)
+{
+	if (r->buf)
+		munmap(r->buf, r->size);
+	r->buf = NULL;
+}
+
+static int vrdma_cq_setup(struct ibv_context *context, struct vrdma_cq *cq,
+			  const struct virtio_rdma_uverbs_create_cq_resp *r)
+{
+	struct vrdma_context *ctx = to_vctx(context);
+
+	if (r->comp_mask)
+		return EPROTO;
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	return vrdma_map_ring(context, &cq->ring, r->ring_mmap_key,
+			      r->ring_size, r->depth, ctx->caps.cqe_shift);
+}
+
+static struct ibv_cq *vrdma_create_cq(struct ibv_context *context, int cqe,
+				      struct ibv_comp_channel *channel,
+				      int comp_vector)
+{
+	struct vrdma_create_cq_cmd cmd = {};
+	struct vrdma_create_cq_resp resp = {};
+	struct vrdma_cq *cq;
+	int err;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+	err = ibv_cmd_create_cq(context, cqe, channel, comp_vector,
+				&cq->vcq.cq, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (err)
+		goto err_free;
+	err = vrdma_cq_setup(context, cq, &resp.drv);
+	if (err) {
+		ibv_cmd_destroy_cq(&cq->vcq.cq);
+		goto err_free;
+	}
+	return &cq->vcq.cq;
+
+err_free:
+	free(cq);
+	errno = err;
+	return NULL;
+}
+
+#define VRDMA_CQ_EX_WC_FLAGS						\
+	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |			\
+	 IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |		\
+	 IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |			\
+	 IBV_WC_EX_WITH_DLID_PATH_BITS)
+
+static struct ibv_cq_ex *vrdma_create_cq_ex(struct ibv_context *context,
+					    struct ibv_cq_init_attr_ex *attr)
+{
+	struct vrdma_create_cq_ex_cmd cmd = {};
+	struct vrdma_create_cq_ex_resp resp = {};
+	struct vrdma_cq *cq;
+	int err;
+
+	if (attr->wc_flags & ~(uint64_t)VRDMA_CQ_EX_WC_FLAGS ||
+	    attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) && attr->flags)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+	err = ibv_cmd_create_cq_ex(context, attr, &cq->vcq, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp),
+				   0);
+	if (err)
+		goto err_free;
+	err = vrdma_cq_setup(context, cq, &resp.drv);
+	if (err) {
+		ibv_cmd_destroy_cq(&cq->vcq.cq);
+		goto err_free;
+	}
+	vrdma_cq_ex_init(cq, attr->wc_flags);
+	return &cq->vcq.cq_ex;
+
+err_free:
+	free(cq);
+	errno = err;
+	return NULL;
+}
+
+static int vrdma_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct vrdma_cq *cq = to_vcq(ibcq);
+	int err;
+
+	err = ibv_cmd_destroy_cq(ibcq);
+	if (err)
+		return err;
+	vrdma_unmap_ring(&cq->ring);
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+	return 0;
+}
+
+#define VRDMA_SEND_OPS							\
+	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
+	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |		\
+	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV | \
+	 IBV_QP_EX_WITH_SEND_WITH_INV)
+
+static struct ibv_qp *vrdma_create_qp_ex(struct ibv_context *context,
+					 struct ibv_qp_init_attr_ex *attr)
+{
+	struct vrdma_create_qp_ex_cmd cmd = {};
+	struct vrdma_create_qp_ex_resp resp = {};
+	struct virtio_rdma_uverbs_create_qp_resp *r = &resp.drv;
+	struct vrdma_qp *qp;
+	int err;
+
+	if (attr->srq || attr->qp_type == IBV_QPT_XRC_SEND ||
+	    attr->qp_type == IBV_QPT_XRC_RECV ||
+	    (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
+					   IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	     (attr->send_ops_flags & ~(uint64_t)VRDMA_SEND_OPS))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	err = ibv_cmd_create_qp_ex2(context, &qp->vqp, attr, &cmd.ibv_cmd,
+				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err)
+		goto err_free;
+	if (r->comp_mask) {
+		err = EPROTO;
+		goto err_destroy;
+	}
+	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	err = vrdma_map_ring(context, &qp->sq, r->sq_mmap_key, r->sq_ring_size,
+			     r->sq_depth, r->sq_wqe_shift + 6);
+	if (err)
+		goto err_destroy;
+	if (r->rq_depth) {
+		err = vrdma_map_ring(context, &qp->rq, r->rq_mmap_key,
+				     r->rq_ring_size, r->rq_depth,
+				     r->rq_wqe_shift + 4);
+		if (err)
+			goto err_unmap;
+	}
+	qp->max_send_sge = r->max_send_sge;
+	qp->max_recv_sge = r->max_recv_sge;
+	qp->max_inline = r->max_inline_data;
+	attr->cap.max_send_wr = r->sq_depth;
+	attr->cap.max_recv_wr = r->rq_depth;
+	attr->cap.max_send_sge = r->max_send_sge;
+	attr->cap.max_recv_sge = r->max_recv_sge;
+	attr->cap.max_inline_data = r->max_inline_data;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		vrdma_qp_ex_init(qp, attr->send_ops_flags);
+	return &qp->vqp.qp;
+
+err_unmap:
+	vrdma_unmap_ring(&qp->sq);
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_free:
+	free(qp);
+	errno = err;
+	return NULL;
+}
+
+static struct ibv_qp *vrdma_create_qp(struct ibv_pd *pd,
+				      struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex ex = {
+		.qp_context = attr->qp_context,
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.cap = attr->cap,
+		.qp_type = attr->qp_type,
+		.sq_sig_all = attr->sq_sig_all,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = pd,
+	};
+	struct ibv_qp *qp;
+
+	qp = vrdma_create_qp_ex(pd->context, &ex);
+	if (qp)
+		attr->cap = ex.cap;
+	return qp;
+}
+
+static int vrdma_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			   int mask)
+{
+	struct ibv_modify_qp cmd = {};
+
+	return ibv_cmd_modify_qp(qp, attr, mask, &cmd, sizeof(cmd));
+}
+
+static int vrdma_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			  int mask, struct ibv_qp_init_attr *init)
+{
+	struct ibv_query_qp cmd;
+
+	return ibv_cmd_query_qp(qp, attr, mask, init, &cmd, sizeof(cmd));
+}
+
+static int vrdma_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct vrdma_qp *qp = to_vqp(ibqp);
+	int err;
+
+	err = ibv_cmd_destroy_qp(ibqp);
+	if (err)
+		return err;
+	vrdma_unmap_ring(&qp->sq);
+	vrdma_unmap_ring(&qp->rq);
+	pthread_spin_destroy(&qp->sq_lock);
+	pthread_spin_destroy(&qp->rq_lock);
+	free(qp);
+	return 0;
+}
+
+static bool gid_is_v4mapped(const union ibv_gid *g)
+{
+	static const uint8_t prefix[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(g->raw, prefix, sizeof(prefix));
+}
+
+/*
+ * The device keeps no AH objects: a UD WQE carries the whole address
+ * vector, so an AH is resolved here once and lives in user memory only.
+ */
+static struct ibv_ah *vrdma_create_ah(struct ibv_pd *pd,
+				      struct ibv_ah_attr *attr)
+{
+	struct ibv_context *context = pd->context;
+	enum ibv_gid_type_sysfs type;
+	union ibv_gid sgid;
+	struct vrdma_ah *ah;
+	uint16_t vid;
+	bool v4;
+
+	if (!attr->is_global || attr->port_num != 1) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (ibv_query_gid(context, 1, attr->grh.sgid_index, &sgid) ||
+	    ibv_query_gid_type(context, 1, attr->grh.sgid_index, &type)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (type != IBV_GID_TYPE_SYSFS_ROCE_V2) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	v4 = gid_is_v4mapped(&sgid);
+	if (gid_is_v4mapped(&attr->grh.dgid) != v4) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ah = calloc(1, sizeof(*ah));
+	if (!ah)
+		return NULL;
+	if (ibv_resolve_eth_l2_from_gid(context, attr, ah->av.dmac, &vid)) {
+		free(ah);
+		errno = EHOSTUNREACH;
+		return NULL;
+	}
+	memcpy(ah->av.dgid, attr->grh.dgid.raw, sizeof(ah->av.dgid));
+	ah->av.sgid_index = attr->grh.sgid_index;
+	ah->av.hop_limit = attr->grh.hop_limit;
+	ah->av.traffic_class = attr->grh.traffic_class;
+	ah->av.network_type = v4 ? VIRTIO_RDMA_NETWORK_IPV4 :
+				   VIRTIO_RDMA_NETWORK_IPV6;
+	ah->av.flow_label = htole32(attr->grh.flow_label & 0xfffff);
+	return &ah->ibah;
+}
+
+static int vrdma_destroy_ah(struct ibv_ah *ah)
+{
+	free(to_vah(ah));
+	return 0;
+}
+
+static void vrdma_free_context(struct ibv_context *ibctx)
+{
+	struct vrdma_context *ctx = to_vctx(ibctx);
+
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+}
+
+static const struct verbs_context_ops vrdma_ctx_ops = {
+	.alloc_pd = vrdma_alloc_pd,
+	.attach_mcast = ibv_cmd_attach_mcast,
+	.create_ah = vrdma_create_ah,
+	.create_cq = vrdma_create_cq,
+	.create_cq_ex = vrdma_create_cq_ex,
+	.create_qp = vrdma_create_qp,
+	.create_qp_ex = vrdma_create_qp_ex,
+	.dealloc_pd = vrdma_dealloc_pd,
+	.dereg_mr = vrdma_dereg_mr,
+	.destroy_ah = vrdma_destroy_ah,
+	.destroy_cq = vrdma_destroy_cq,
+	.destroy_qp = vrdma_destroy_qp,
+	.detach_mcast = ibv_cmd_detach_mcast,
+	.free_context = vrdma_free_context,
+	.modify_qp = vrdma_modify_qp,
+	.poll_cq = vrdma_poll_cq,
+	.post_recv = vrdma_post_recv,
+	.post_send = vrdma_post_send,
+	.query_device_ex = vrdma_query_device_ex,
+	.query_port = vrdma_query_port,
+	.query_qp = vrdma_query_qp,
+	.reg_mr = vrdma_reg_mr,
+	.req_notify_cq = vrdma_req_notify_cq,
+};
+
+static struct verbs_context *vrdma_alloc_context(struct ibv_device *ibdev,
+						 int cmd_fd,
+						 void *private_data)
+{
+	struct vrdma_get_context_cmd cmd = {};
+	struct vrdma_get_context_resp resp = {};
+	struct vrdma_context *ctx;
+
+	(void)private_data;
+	/* The 4th argument is the offset of vctx in ctx: 0. */
+	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx), NULL,
+					    RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+	if (ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp)))
+		goto err;
+	if (resp.drv.abi_version != VIRTIO_RDMA_UVERBS_ABI_VERSION ||
+	    resp.drv.cqe_shift != 6) {
+		errno = EPROTO;
+		goto err;
+	}
+	ctx->caps = resp.drv;
+	verbs_set_ops(&ctx->vctx, &vrdma_ctx_ops);
+	return &ctx->vctx;
+
+err:
+	verbs_uninit_context(&ctx->vctx);
+	free(ctx);
+	return NULL;
+}
+
+static struct verbs_device *vrdma_alloc_device(struct verbs_sysfs_dev *sdev)
+{
+	struct vrdma_device *dev;
+
+	(void)sdev;
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+	return &dev->vdev;
+}
+
+static void vrdma_uninit_device(struct verbs_device *vdev)
+{
+	free(container_of(vdev, struct vrdma_device, vdev));
+}
+
+static const struct verbs_match_ent vrdma_match_table[] = {
+	{ .u.modalias = "rdma_device:*Nvirtio_rdma*",
+	  .kind = VERBS_MATCH_MODALIAS },
+	{}
+};
+
+static const struct verbs_device_ops vrdma_dev_ops = {
+	.name = "virtio_rdma",
+	.match_min_abi_version = VIRTIO_RDMA_UVERBS_ABI_VERSION,
+	.match_max_abi_version = VIRTIO_RDMA_UVERBS_ABI_VERSION,
+	.match_table = vrdma_match_table,
+	.alloc_context = vrdma_alloc_context,
+	.alloc_device = vrdma_alloc_device,
+	.uninit_device = vrdma_uninit_device,
+};
+
+static void __attribute__((constructor)) vrdma_register(void)
+{
+	verbs_register_driver_34(&vrdma_dev_ops);
+}

@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * The private provider ABI of libibverbs 44.0 (IBVERBS_PRIVATE_34), which
+ * Debian does not ship as a header.  Declared here from the project's fact
+ * sheet (layouts checked against the installed binaries); only what this
+ * provider uses is typed, other slots are opaque pointers in the right order.
+ * Nothing checks these layouts at run time: the static asserts below do.
+ */
+#ifndef VRDMA_VERBS_PRIVATE_H
+#define VRDMA_VERBS_PRIVATE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+
+struct vrdma_list_node {
+	struct vrdma_list_node *next, *prev;
+};
+
+enum {
+	VERBS_MATCH_SENTINEL = 0,
+	VERBS_MATCH_PCI = 1,
+	VERBS_MATCH_MODALIAS = 2,
+	VERBS_MATCH_DRIVER_ID = 3,
+};
+
+struct verbs_match_ent {
+	void *driver_data;
+	union {
+		const char *modalias;
+		uint64_t driver_id;
+	} u;
+	uint16_t vendor;
+	uint16_t device;
+	uint8_t kind;
+};
+
+struct verbs_sysfs_dev {
+	struct vrdma_list_node entry;
+	void *provider_data;
+	const struct verbs_match_ent *match;
+	unsigned int flags;
+	char sysfs_name[64];
+	dev_t sysfs_cdev;
+	char ibdev_name[64];
+	char ibdev_path[256];
+	char modalias[512];
+	uint64_t node_guid;
+	uint32_t driver_id;
+	enum ibv_node_type node_type;
+	int ibdev_idx;
+	uint32_t num_ports;
+	uint32_t abi_ver;
+	struct timespec time_created;
+};
+
+struct verbs_device;
+
+struct verbs_device_ops {
+	const char *name;
+	uint32_t match_min_abi_version;
+	uint32_t match_max_abi_version;
+	const struct verbs_match_ent *match_table;
+	const struct verbs_device_ops **static_providers;
+	bool (*match_device)(struct verbs_sysfs_dev *sysfs_dev);
+	struct verbs_context *(*alloc_context)(struct ibv_device *device,
+					       int cmd_fd, void *private_data);
+	struct verbs_context *(*import_context)(struct ibv_device *device,
+						int cmd_fd);
+	struct verbs_device *(*alloc_device)(struct verbs_sysfs_dev *sysfs_dev);
+	void (*uninit_device)(struct verbs_device *device);
+};
+
+struct verbs_device {
+	struct ibv_device device;
+	const struct verbs_device_ops *ops;
+	atomic_int refcount;
+	struct vrdma_list_node entry;
+	struct verbs_sysfs_dev *sysfs;
+	uint64_t core_support;
+};
+
+enum ibv_mr_type {
+	IBV_MR_TYPE_MR,
+	IBV_MR_TYPE_NULL_MR,
+	IBV_MR_TYPE_IMPORTED_MR,
+	IBV_MR_TYPE_DMABUF_MR,
+};
+
+struct verbs_mr {
+	struct ibv_mr ibv_mr;
+	enum ibv_mr_type mr_type;
+	int access;
+};
+
+enum {
+	VERBS_QP_XRCD = 1 << 0,
+	VERBS_QP_EX = 1 << 1,
+};
+
+struct verbs_xrcd;
+
+struct verbs_qp {
+	union {
+		struct ibv_qp qp;
+		struct ibv_qp_ex qp_ex;
+	};
+	uint32_t comp_mask;
+	struct verbs_xrcd *xrcd;
+};
+
+struct verbs_cq {
+	union {
+		struct ibv_cq cq;
+		struct ibv_cq_ex cq_ex;
+	};
+};
+
+/* 76 slots in alphabetical order: the order is the ABI. */
+struct verbs_context_ops {
+	void *advise_mr;
+	void *alloc_dm;
+	void *alloc_mw;
+	void *alloc_null_mr;
+	void *alloc_parent_domain;
+	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
+	void *alloc_td;
+	void (*async_event)(struct ibv_context *context,
+			    struct ibv_async_event *event);
+	void *attach_counters_point_flow;
+	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
+			    uint16_t lid);
+	void *bind_mw;
+	void *close_xrcd;
+	void (*cq_event)(struct ibv_cq *cq);
+	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+	void *create_counters;
+	struct ibv_cq *(*create_cq)(struct ibv_context *context, int cqe,
+				    struct ibv_comp_channel *channel,
+				    int comp_vector);
+	struct ibv_cq_ex *(*create_cq_ex)(struct ibv_context *context,
+					  struct ibv_cq_init_attr_ex *init_attr);
+	void *create_flow;
+	void *create_flow_action_esp;
+	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
+				    struct ibv_qp_init_attr *attr);
+	struct ibv_qp *(*create_qp_ex)(struct ibv_context *context,
+				       struct ibv_qp_init_attr_ex *attr);
+	void *create_rwq_ind_table;
+	void *create_srq;
+	void *create_srq_ex;
+	void *create_wq;
+	void *dealloc_mw;
+	int (*dealloc_pd)(struct ibv_pd *pd);
+	void *dealloc_td;
+	int (*dereg_mr)(struct verbs_mr *vmr);
+	int (*destroy_ah)(struct ibv_ah *ah);
+	void *destroy_counters;
+	int (*destroy_cq)(struct ibv_cq *cq);
+	void *destroy_flow;
+	void *destroy_flow_action;
+	int (*destroy_qp)(struct ibv_qp *qp);
+	void *destroy_rwq_ind_table;
+	void *destroy_srq;
+	void *destroy_wq;
+	int (*detach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
+			    uint16_t lid);
+	void (*free_context)(struct ibv_context *context);
+	void *free_dm;
+	void *get_srq_num;
+	void *import_dm;
+	void *import_mr;
+	void *import_pd;
+	void *modify_cq;
+	void *modify_flow_action_esp;
+	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			 int attr_mask);
+	void *modify_qp_rate_limit;
+	void *modify_srq;
+	void *modify_wq;
+	void *open_qp;
+	void *open_xrcd;
+	int (*poll_cq)(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			 struct ibv_recv_wr **bad_wr);
+	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			 struct ibv_send_wr **bad_wr);
+	void *post_srq_ops;
+	void *post_srq_recv;
+	int (*query_device_ex)(struct ibv_context *context,
+			       const struct ibv_query_device_ex_input *input,
+			       struct ibv_device_attr_ex *attr,
+			       size_t attr_size);
+	void *query_ece;
+	int (*query_port)(struct ibv_context *context, uint8_t port_num,
+			  struct ibv_port_attr *port_attr);
+	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			int attr_mask, struct ibv_qp_init_attr *init_attr);
+	void *query_qp_data_in_order;
+	void *query_rt_values;
+	void *query_srq;
+	void *read_counters;
+	void *reg_dm_mr;
+	void *reg_dmabuf_mr;
+	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
+				 uint64_t hca_va, int access);
+	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
+	void *rereg_mr;
+	void *resize_cq;
+	void *set_ece;
+	void *unimport_dm;
+	void *unimport_mr;
+	void *unimport_pd;
+};
+
+/* Legacy command = 8-byte header + the kernel's core request. */
+#define VRDMA_CMD(name)							\
+	struct ibv_##name {						\
+		struct ib_uverbs_cmd_hdr hdr;				\
+		struct ib_uverbs_##name core;				\
+	}
+/* Extended command = 24-byte header + the kernel's core request. */
+#define VRDMA_CMD_EX(name)						\
+	struct ibv_##name##_ex {					\
+		struct ib_uverbs_cmd_hdr hdr;				\
+		struct ib_uverbs_ex_cmd_hdr ex_hdr;			\
+		struct ib_uverbs_ex_##name core;			\
+	}
+
+VRDMA_CMD(get_context);
+VRDMA_CMD(query_port);
+VRDMA_CMD(alloc_pd);
+VRDMA_CMD(reg_mr);
+VRDMA_CMD(create_cq);
+VRDMA_CMD(create_qp);
+VRDMA_CMD(modify_qp);
+VRDMA_CMD(query_qp);
+VRDMA_CMD_EX(create_cq);
+VRDMA_CMD_EX(create_qp);
+
+/* Exported by libibverbs.so.1 under IBVERBS_PRIVATE_34. */
+void verbs_register_driver_34(const struct verbs_device_ops *ops);
+void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
+				    size_t alloc_size,
+				    struct verbs_context *context_offset,
+				    uint32_t driver_id);
+void verbs_set_ops(struct verbs_context *vctx,
+		   const struct verbs_context_ops *ops);
+void verbs_uninit_context(struct verbs_context *context);
+
+int ibv_cmd_get_context(struct verbs_context *context,
+			struct ibv_get_context *cmd, size_t cmd_size,
+			struct ib_uverbs_get_context_resp *resp,
+			size_t resp_size);
+int ibv_cmd_query_device_any(struct ibv_context *context,
+			     const struct ibv_query_device_ex_input *input,
+			     struct ibv_device_attr_ex *attr, size_t attr_size,
+			     struct ib_uverbs_ex_query_device_resp *resp,
+			     size_t *resp_size);
+int ibv_cmd_query_port(struct ibv_context *context, uint8_t port_num,
+		       struct ibv_port_attr *port_attr,
+		       struct ibv_query_port *cmd, size_t cmd_size);
+int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
+		     struct ibv_alloc_pd *cmd, size_t cmd_size,
+		     struct ib_uverbs_alloc_pd_resp *resp, size_t resp_size);
+int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
+int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+		   uint64_t hca_va, int access, struct verbs_mr *vmr,
+		   struct ibv_reg_mr *cmd, size_t cmd_size,
+		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
+		      struct ibv_comp_channel *channel, int comp_vector,
+		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
+		      size_t resp_size);
+int ibv_cmd_create_cq_ex(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *cq_attr,
+			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+			 size_t cmd_size,
+			 struct ib_uverbs_ex_create_cq_resp *resp,
+			 size_t resp_size, uint32_t cmd_flags);
+int ibv_cmd_destroy_cq(struct ibv_cq *cq);
+int ibv_cmd_create_qp_ex2(struct ibv_context *context, struct verbs_qp *qp,
+			  struct ibv_qp_init_attr_ex *qp_attr,
+			  struct ibv_create_qp_ex *cmd, size_t cmd_size,
+			  struct ib_uverbs_ex_create_qp_resp *resp,
+			  size_t resp_size);
+int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		      int attr_mask, struct ibv_modify_qp *cmd,
+		      size_t cmd_size);
+int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
+		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
+		     struct ibv_query_qp *cmd, size_t cmd_size);
+int ibv_cmd_destroy_qp(struct ibv_qp *qp);
+int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		      struct ibv_send_wr **bad_wr);
+int ibv_cmd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr);
+int ibv_cmd_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			 uint16_t lid);
+int ibv_cmd_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid,
+			 uint16_t lid);
+
+enum ibv_gid_type_sysfs {
+	IBV_GID_TYPE_SYSFS_IB_ROCE_V1,
+	IBV_GID_TYPE_SYSFS_ROCE_V2,
+};
+int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
+		       unsigned int index, enum ibv_gid_type_sysfs *type);
+
+/* The layouts of the fact sheet (x86_64, libibverbs 44.0). */
+#if defined(__x86_64__)
+_Static_assert(sizeof(struct verbs_match_ent) == 24, "verbs_match_ent");
+_Static_assert(sizeof(struct verbs_device_ops) == 72, "verbs_device_ops");
+_Static_assert(sizeof(struct verbs_sysfs_dev) == 992, "verbs_sysfs_dev");
+_Static_assert(offsetof(struct verbs_sysfs_dev, abi_ver) == 968, "abi_ver");
+_Static_assert(sizeof(struct ibv_device) == 664, "ibv_device");
+_Static_assert(sizeof(struct verbs_device) == 712, "verbs_device");
+_Static_assert(sizeof(struct verbs_context) == 648, "verbs_context");
+_Static_assert(sizeof(struct verbs_context_ops) == 76 * 8, "ops");
+_Static_assert(offsetof(struct verbs_context_ops, free_context) == 312, "");
+_Static_assert(offsetof(struct verbs_context_ops, poll_cq) == 424, "");
+_Static_assert(offsetof(struct verbs_context_ops, query_device_ex) == 464, "");
+_Static_assert(offsetof(struct verbs_context_ops, reg_mr) == 544, "");
+_Static_assert(offsetof(struct verbs_context_ops, unimport_pd) == 600, "");
+_Static_assert(sizeof(struct verbs_mr) == 56, "verbs_mr");
+_Static_assert(sizeof(struct verbs_qp) == 368, "verbs_qp");
+_Static_assert(offsetof(struct verbs_qp, comp_mask) == 352, "");
+_Static_assert(sizeof(struct verbs_cq) == 288, "verbs_cq");
+_Static_assert(sizeof(struct ibv_get_context) == 16, "");
+_Static_assert(sizeof(struct ibv_query_port) == 24, "");
+_Static_assert(sizeof(struct ibv_alloc_pd) == 16, "");
+_Static_assert(sizeof(struct ibv_reg_mr) == 48, "");
+_Static_assert(sizeof(struct ibv_create_cq) == 40, "");
+_Static_assert(sizeof(struct ibv_create_qp) == 64, "");
+_Static_assert(sizeof(struct ibv_modify_qp) == 120, "");
+_Static_assert(sizeof(struct ibv_query_qp) == 24, "");
+_Static_assert(sizeof(struct ibv_create_cq_ex) == 56, "");
+_Static_assert(sizeof(struct ibv_create_qp_ex) == 88, "");
+#endif
+
+#endif /* VRDMA_VERBS_PRIVATE_H */

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * virtio-rdma rdma-core provider: objects.  The data path works on the CQ,
+ * SQ and RQ rings the kernel maps into the process (device ABI:
+ * include/uapi/linux/virtio_rdma.h, Documentation/virtio-rdma-spec.rst).
+ */
+#ifndef VRDMA_PROVIDER_H
+#define VRDMA_PROVIDER_H
+
+#include <endian.h>
+#include <pthread.h>
+
+#include <linux/virtio_rdma.h>
+#include <rdma/virtio_rdma-abi.h>
+
+#include "verbs_private.h"
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+struct vrdma_device {
+	struct verbs_device vdev;
+};
+
+struct vrdma_context {
+	struct verbs_context vctx;
+	struct virtio_rdma_uverbs_alloc_ucontext_resp caps;
+};
+
+/* A ring mapped from the kernel: ring_ctl, then depth entries of 1 << shift. */
+struct vrdma_uring {
+	void *buf;
+	size_t size;
+	uint32_t depth;
+	uint32_t shift;
+	uint32_t head;		/* SQ/RQ: prod we own; CQ: cons we own */
+};
+
+struct vrdma_cq {
+	struct verbs_cq vcq;
+	pthread_spinlock_t lock;
+	struct vrdma_uring ring;
+	uint32_t arm_sn;
+	/* ibv_cq_ex polling state */
+	const struct virtio_rdma_cqe *cur;
+	uint32_t start;
+};
+
+struct vrdma_qp {
+	struct verbs_qp vqp;
+	pthread_spinlock_t sq_lock;
+	pthread_spinlock_t rq_lock;
+	struct vrdma_uring sq;
+	struct vrdma_uring rq;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_inline;
+	/* ibv_wr_* state, between ibv_wr_start and ibv_wr_complete */
+	uint32_t wr_old;
+	int wr_err;
+	struct virtio_rdma_sq_wqe *wr_cur;
+};
+
+struct vrdma_ah {
+	struct ibv_ah ibah;
+	struct virtio_rdma_av av;
+};
+
+static inline struct vrdma_context *to_vctx(struct ibv_context *c)
+{
+	return container_of(c, struct vrdma_context, vctx.context);
+}
+
+static inline struct vrdma_cq *to_vcq(struct ibv_cq *cq)
+{
+	return container_of(cq, struct vrdma_cq, vcq.cq);
+}
+
+static inline struct vrdma_cq *cqex_to_vcq(struct ibv_cq_ex *cq)
+{
+	return container_of(cq, struct vrdma_cq, vcq.cq_ex);
+}
+
+static inline struct vrdma_qp *to_vqp(struct ibv_qp *qp)
+{
+	return container_of(qp, struct vrdma_qp, vqp.qp);
+}
+
+static inline struct vrdma_qp *qpex_to_vqp(struct ibv_qp_ex *qp)
+{
+	return container_of(qp, struct vrdma_qp, vqp.qp_ex);
+}
+
+static inline struct vrdma_ah *to_vah(struct ibv_ah *ah)
+{
+	return container_of(ah, struct vrdma_ah, ibah);
+}
+
+static inline struct virtio_rdma_ring_ctl *uring_ctl(struct vrdma_uring *r)
+{
+	return r->buf;
+}
+
+static inline void *uring_entry(struct vrdma_uring *r, uint32_t idx)
+{
+	return (char *)r->buf + VIRTIO_RDMA_RING_CTL_SIZE +
+	       ((size_t)(idx & (r->depth - 1)) << r->shift);
+}
+
+/* ring_ctl words: aligned 32-bit, little-endian, single-copy atomic. */
+static inline uint32_t ring_load_acquire(__le32 *p)
+{
+	return le32toh(__atomic_load_n((uint32_t *)p, __ATOMIC_ACQUIRE));
+}
+
+static inline uint32_t ring_load(__le32 *p)
+{
+	return le32toh(__atomic_load_n((uint32_t *)p, __ATOMIC_RELAXED));
+}
+
+static inline void ring_store_release(__le32 *p, uint32_t v)
+{
+	__atomic_store_n((uint32_t *)p, htole32(v), __ATOMIC_RELEASE);
+}
+
+static inline void ring_store(__le32 *p, uint32_t v)
+{
+	__atomic_store_n((uint32_t *)p, htole32(v), __ATOMIC_RELAXED);
+}
+
+static inline void full_barrier(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* datapath.c */
+int vrdma_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
+int vrdma_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+int vrdma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad_wr);
+int vrdma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr);
+void vrdma_cq_ex_init(struct vrdma_cq *cq, uint64_t wc_flags);
+void vrdma_qp_ex_init(struct vrdma_qp *qp, uint64_t send_ops_flags);
+
+#endif /* VRDMA_PROVIDER_H */
