@@ -2,18 +2,18 @@
 /*
  * virtio-rdma control queue.
  *
- * Commands are submitted from sleeping context (most verbs) and from atomic
- * context (verbs that consumers may call under a lock).  Several commands
- * may be in flight; the device executes them one at a time in order.  A
- * command that the device never completes must not hang the kernel: after
- * cmd_timeout_ms the device is marked broken and every later command fails
- * with -EIO.  A timed-out command is abandoned: its buffers stay with the
- * device until it completes the command or is reset.
+ * Commands are submitted from sleeping context only.  The verbs consumers
+ * may call under a lock never need one: AHs are driver objects and
+ * query_port answers from the probe-time QUERY_PORT plus the netdev.  Busy
+ * polling instead would be wrong twice over: a kernel without preempt
+ * count cannot tell a caller holding a spinlock, and a software device
+ * (vdpa_rdma) may need the spinning CPU to run its worker.
  *
- * A caller in atomic context busy-polls for at most 5 s and then gives up
- * without declaring the device broken: a software device (vdpa_rdma) may
- * need the very CPU that spins to run its worker.  An object such a command
- * created on the device is then leaked there until reset.
+ * Several commands may be in flight; the device executes them one at a
+ * time in order.  A command that the device never completes must not hang
+ * the kernel: after cmd_timeout_ms the device is marked broken and every
+ * later command fails with -EIO.  A timed-out command is abandoned: its
+ * buffers stay with the device until it completes the command or is reset.
  */
 
 #include <linux/delay.h>
@@ -29,9 +29,6 @@ static unsigned int cmd_timeout_ms = 20000;
 module_param(cmd_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(cmd_timeout_ms,
 		 "Control command timeout in ms; the device is marked broken after it");
-
-/* Busy-polling longer than this in atomic context would trip the lockup detectors. */
-#define VRDMA_ATOMIC_TIMEOUT_MS		5000
 
 struct vrdma_cmd {
 	struct completion done;
@@ -91,12 +88,6 @@ void vrdma_mark_broken(struct vrdma_dev *dev, const char *why)
 		dev_err(&dev->vdev->dev, "device marked broken: %s\n", why);
 }
 
-static bool vrdma_can_sleep(void)
-{
-	/* Without CONFIG_PREEMPT_COUNT this is always false: poll, safely. */
-	return preemptible();
-}
-
 /*
  * Submit one command chain: out_len driver-readable bytes (header included)
  * and in_len device-writable bytes.  On return *used is the length the
@@ -106,20 +97,19 @@ static bool vrdma_can_sleep(void)
 int vrdma_cmd_raw(struct vrdma_dev *dev, const void *out, size_t out_len,
 		  void *in, size_t in_len, u32 *used)
 {
-	bool sleep = vrdma_can_sleep();
-	gfp_t gfp = sleep ? GFP_KERNEL : GFP_ATOMIC;
 	struct scatterlist out_sg, in_sg, *sgs[2];
 	unsigned int nout = 0, nin = 0;
-	unsigned long flags, tmo_ms;
+	unsigned long flags;
 	struct vrdma_cmd *cmd;
 	size_t in_off;
 	ktime_t deadline;
 	int err;
 
+	might_sleep();
 	if (!out_len && !in_len)
 		return -EINVAL;
 
-	cmd = kzalloc(sizeof(*cmd), gfp);
+	cmd = kzalloc(sizeof(*cmd), GFP_KERNEL);
 	if (!cmd)
 		return -ENOMEM;
 	init_completion(&cmd->done);
@@ -127,7 +117,7 @@ int vrdma_cmd_raw(struct vrdma_dev *dev, const void *out, size_t out_len,
 
 	/* Keep the device-writable part off the cache lines the CPU writes. */
 	in_off = ALIGN(out_len, dma_get_cache_alignment());
-	cmd->buf = kzalloc(in_off + in_len, gfp);
+	cmd->buf = kzalloc(in_off + in_len, GFP_KERNEL);
 	if (!cmd->buf) {
 		kfree(cmd);
 		return -ENOMEM;
@@ -142,10 +132,7 @@ int vrdma_cmd_raw(struct vrdma_dev *dev, const void *out, size_t out_len,
 		sgs[nout + nin++] = &in_sg;
 	}
 
-	tmo_ms = sleep ? cmd_timeout_ms :
-			 min_t(unsigned long, cmd_timeout_ms,
-			       VRDMA_ATOMIC_TIMEOUT_MS);
-	deadline = ktime_add_ms(ktime_get(), tmo_ms);
+	deadline = ktime_add_ms(ktime_get(), cmd_timeout_ms);
 
 	for (;;) {
 		spin_lock_irqsave(&dev->ctrl_lock, flags);
@@ -168,28 +155,14 @@ int vrdma_cmd_raw(struct vrdma_dev *dev, const void *out, size_t out_len,
 			err = -ETIMEDOUT;
 			break;
 		}
-		if (sleep)
-			usleep_range(20, 100);
-		else
-			cpu_relax();
+		usleep_range(20, 100);
 	}
 	if (err) {
 		vrdma_cmd_free(cmd);
 		return err;
 	}
 
-	if (sleep) {
-		wait_for_completion_timeout(&cmd->done,
-					    msecs_to_jiffies(tmo_ms));
-	} else {
-		while (!READ_ONCE(cmd->completed) &&
-		       ktime_before(ktime_get(), deadline)) {
-			cpu_relax();
-			spin_lock_irqsave(&dev->ctrl_lock, flags);
-			vrdma_ctrl_reap(dev);
-			spin_unlock_irqrestore(&dev->ctrl_lock, flags);
-		}
-	}
+	wait_for_completion_timeout(&cmd->done, msecs_to_jiffies(cmd_timeout_ms));
 
 	spin_lock_irqsave(&dev->ctrl_lock, flags);
 	if (!cmd->completed) {
@@ -197,11 +170,7 @@ int vrdma_cmd_raw(struct vrdma_dev *dev, const void *out, size_t out_len,
 		cmd->abandoned = true;
 		list_add_tail(&cmd->node, &dev->orphans);
 		spin_unlock_irqrestore(&dev->ctrl_lock, flags);
-		if (sleep)
-			vrdma_mark_broken(dev, "control command timed out");
-		else
-			dev_warn_ratelimited(&dev->vdev->dev,
-					     "command timed out in atomic context\n");
+		vrdma_mark_broken(dev, "control command timed out");
 		return -ETIMEDOUT;
 	}
 	spin_unlock_irqrestore(&dev->ctrl_lock, flags);
@@ -245,13 +214,12 @@ int vrdma_cmd(struct vrdma_dev *dev, u32 cmd_code, const void *req,
 	struct virtio_rdma_cmd_hdr *hdr;
 	size_t out_len = sizeof(*hdr) + req_len;
 	size_t in_len = sizeof(*rhdr) + resp_len;
-	gfp_t gfp = vrdma_can_sleep() ? GFP_KERNEL : GFP_ATOMIC;
 	void *out, *in;
 	u32 used;
 	int err;
 
 	/* Requests and responses are small; one allocation holds both. */
-	out = kzalloc(out_len + in_len, gfp);
+	out = kzalloc(out_len + in_len, GFP_KERNEL);
 	if (!out)
 		return -ENOMEM;
 	in = out + out_len;

@@ -104,14 +104,6 @@ int vrdma_query_port_caps(struct vrdma_dev *dev)
 	return 0;
 }
 
-/* The probe-time QUERY_PORT answer; state and MTU come from the netdev. */
-static void vrdma_cached_port(struct vrdma_dev *dev,
-			      struct virtio_rdma_query_port_resp *r)
-{
-	*r = dev->port;
-	r->active_mtu = r->max_mtu;
-}
-
 int vrdma_query_device(struct ib_device *ib, struct ib_device_attr *attr,
 		       struct ib_udata *udata)
 {
@@ -196,26 +188,17 @@ static int vrdma_netdev_mtu(struct vrdma_dev *dev)
 int vrdma_query_port(struct ib_device *ib, u32 port, struct ib_port_attr *attr)
 {
 	struct vrdma_dev *dev = to_vdev(ib);
-	struct virtio_rdma_query_port_resp resp, *r = &resp;
+	/*
+	 * Everything but state and MTU is fixed for the device's life, and
+	 * those follow the netdev, so the probe-time QUERY_PORT answer serves:
+	 * ib_query_port() callers may hold locks, and commands sleep.
+	 */
+	const struct virtio_rdma_query_port_resp *r = &dev->port;
 	enum ib_mtu mtu;
 	u32 flags;
-	int err;
 
 	if (port != VRDMA_PORT)
 		return -EINVAL;
-
-	/*
-	 * Everything but state and MTU is fixed for the device's life, and
-	 * those follow the netdev: a caller that cannot sleep gets the values
-	 * QUERY_PORT returned at probe instead of a busy-polled command.
-	 */
-	if (preemptible()) {
-		err = vrdma_query_port_cmd(dev, r);
-		if (err)
-			return err;
-	} else {
-		vrdma_cached_port(dev, r);
-	}
 
 	attr->state = vrdma_netdev_port_state(dev);
 	attr->phys_state = attr->state == IB_PORT_ACTIVE ?
@@ -224,9 +207,7 @@ int vrdma_query_port(struct ib_device *ib, u32 port, struct ib_port_attr *attr)
 	attr->max_mtu = clamp_t(u8, r->max_mtu, IB_MTU_256, IB_MTU_4096);
 	/* The device's MTU may lag the netdev's; never report more than fits. */
 	mtu = iboe_get_mtu(vrdma_netdev_mtu(dev));
-	attr->active_mtu = min_t(u8, mtu ? mtu : IB_MTU_256,
-				 clamp_t(u8, r->active_mtu, IB_MTU_256,
-					 attr->max_mtu));
+	attr->active_mtu = min_t(u8, mtu ? mtu : IB_MTU_256, attr->max_mtu);
 	attr->gid_tbl_len = le32_to_cpu(r->gid_tbl_len);
 	attr->pkey_tbl_len = le16_to_cpu(r->pkey_tbl_len);
 	attr->max_msg_sz = le32_to_cpu(r->max_msg_sz);
