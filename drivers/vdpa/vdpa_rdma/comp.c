@@ -20,27 +20,6 @@ static const u32 vrdma_rnr_us[32] = {
 	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
 
-static u8 vrdma_comp_wc_op(u8 wr_op)
-{
-	switch (wr_op) {
-	case VIRTIO_RDMA_WR_RDMA_WRITE:
-	case VIRTIO_RDMA_WR_RDMA_WRITE_WITH_IMM:
-		return VIRTIO_RDMA_WC_OP_RDMA_WRITE;
-	case VIRTIO_RDMA_WR_RDMA_READ:
-		return VIRTIO_RDMA_WC_OP_RDMA_READ;
-	case VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP:
-		return VIRTIO_RDMA_WC_OP_COMP_SWAP;
-	case VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD:
-		return VIRTIO_RDMA_WC_OP_FETCH_ADD;
-	case VIRTIO_RDMA_WR_LOCAL_INV:
-		return VIRTIO_RDMA_WC_OP_LOCAL_INV;
-	case VIRTIO_RDMA_WR_REG_MR:
-		return VIRTIO_RDMA_WC_OP_REG_MR;
-	default:
-		return VIRTIO_RDMA_WC_OP_SEND;
-	}
-}
-
 static struct vrdma_swqe *vrdma_comp_wqe(struct vrdma_qp *qp, u32 idx)
 {
 	return &qp->xqp->swq[idx & (qp->sq.depth - 1)];
@@ -79,7 +58,7 @@ void vrdma_comp_run(struct vrdma_dev *dev, struct vrdma_qp *qp)
 			memset(&cqe, 0, sizeof(cqe));
 			cqe.wr_id = w->wqe.wr_id;
 			cqe.status = w->status;
-			cqe.opcode = vrdma_comp_wc_op(w->wqe.opcode);
+			cqe.opcode = vrdma_wc_opcode(w->wqe.opcode);
 			cqe.qp_handle = cpu_to_le32(qp->qpn);
 			if (w->wqe.opcode == VIRTIO_RDMA_WR_RDMA_READ ||
 			    w->rd_atomic)

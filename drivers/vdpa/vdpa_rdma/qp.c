@@ -40,7 +40,8 @@ static const u32 vrdma_qp_ev_type[VRDMA_QP_NR_EV] = {
 	[VRDMA_QP_EV_COMM_EST] = VIRTIO_RDMA_EVENT_COMM_EST,
 };
 
-static u8 vrdma_wc_opcode(u8 wr_opcode)
+/* The completion opcode of a send WQE, for the flush and the transport. */
+u8 vrdma_wc_opcode(u8 wr_opcode)
 {
 	switch (wr_opcode) {
 	case VIRTIO_RDMA_WR_RDMA_WRITE:

@@ -343,6 +343,7 @@ int vrdma_cmd_create_qp(struct vrdma_dev *dev);
 int vrdma_cmd_modify_qp(struct vrdma_dev *dev);
 int vrdma_cmd_query_qp(struct vrdma_dev *dev);
 int vrdma_cmd_destroy_qp(struct vrdma_dev *dev);
+u8 vrdma_wc_opcode(u8 wr_opcode);
 void vrdma_qp_doorbell(struct vrdma_dev *dev, struct vrdma_qp *qp, u32 type);
 void vrdma_qp_set_err(struct vrdma_dev *dev, struct vrdma_qp *qp);
 void vrdma_qps_destroy(struct vrdma_dev *dev);
