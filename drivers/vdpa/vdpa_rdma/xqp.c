@@ -156,7 +156,11 @@ void vrdma_xqp_state(struct vrdma_dev *dev, struct vrdma_qp *qp, u8 next)
 
 	if (!x)
 		return;
-	x->mtu = 128U << clamp_t(u8, qp->attr.path_mtu, 1, 5);
+	/* UD and GSI QPs have no path: their messages fit the port's MTU. */
+	if (qp->type == VIRTIO_RDMA_QPT_UD || qp->type == VIRTIO_RDMA_QPT_GSI)
+		x->mtu = 128U << vrdma_active_mtu(dev);
+	else
+		x->mtu = 128U << clamp_t(u8, qp->attr.path_mtu, 1, 5);
 	switch (next) {
 	case VIRTIO_RDMA_QPS_RESET:
 	case VIRTIO_RDMA_QPS_ERR:
