@@ -53,6 +53,13 @@ void vrdma_comp_run(struct vrdma_dev *dev, struct vrdma_qp *qp)
 		if (w->state != VRDMA_SWQE_DONE)
 			break;
 		fail = w->status != VIRTIO_RDMA_WC_SUCCESS;
+		qp->sq_cons++;
+		/*
+		 * A completion hands the slot back (the CQE is built from our
+		 * own copy of the WQE): an application that posts again as
+		 * soon as it polls the CQE must find the slot free.
+		 */
+		smp_store_release(&qp->sq.ctl->cons, cpu_to_le32(qp->sq_cons));
 		if (fail || qp->sq_sig_all ||
 		    (w->wqe.flags & VIRTIO_RDMA_WQE_F_SIGNALED)) {
 			memset(&cqe, 0, sizeof(cqe));
@@ -68,9 +75,6 @@ void vrdma_comp_run(struct vrdma_dev *dev, struct vrdma_qp *qp)
 				return;
 			}
 		}
-		qp->sq_cons++;
-		/* The driver reuses the slot once it sees cons: CQE first. */
-		smp_store_release(&qp->sq.ctl->cons, cpu_to_le32(qp->sq_cons));
 		if (fail && !w->soft_err) {
 			vrdma_xqp_fatal(dev, qp, -1);
 			return;

@@ -402,11 +402,11 @@ static void vrdma_flush_wq(struct vrdma_dev *dev, struct vrdma_qp *qp,
 				cqe.opcode = vrdma_wc_opcode(vrdma_sq_opcode(wqe));
 			cqe.status = VIRTIO_RDMA_WC_WR_FLUSH_ERR;
 			cqe.qp_handle = cpu_to_le32(qp->qpn);
+			(*cons)++;
+			/* Read, so the slot is free: before its CQE, as in comp.c. */
+			smp_store_release(&ctl->cons, cpu_to_le32(*cons));
 			if (vrdma_cq_post(dev, cq, &cqe, false))
 				return;	/* CQ overflowed: nothing more to say */
-			(*cons)++;
-			/* The slot is free for the driver only after we read it. */
-			smp_store_release(&ctl->cons, cpu_to_le32(*cons));
 		}
 		WRITE_ONCE(ctl->notify, cpu_to_le32(prod));
 		/* Pairs with the driver's barrier between prod and notify. */
