@@ -96,6 +96,7 @@ static void vrdma_comp_progress(struct vrdma_qp *qp, u32 psn)
 		x->gap_valid = false;
 	x->retry_left = qp->attr.retry_cnt;
 	x->rnr_left = qp->attr.rnr_retry;
+	x->tmo_backoff = 0;
 	vrdma_xqp_timer_arm(x);
 }
 
@@ -374,6 +375,8 @@ void vrdma_comp_timeout(struct vrdma_dev *dev, struct vrdma_qp *qp)
 	}
 	vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_ACK_TIMEOUTS);
 	x->retry_left--;
+	if (x->tmo_backoff < VRDMA_TMO_BACKOFF_MAX)
+		x->tmo_backoff++;
 	x->gap_valid = false;
 	vrdma_req_retransmit(dev, qp, roce_psn_add(x->acked_psn, 1));
 	vrdma_xqp_timer_arm(x);

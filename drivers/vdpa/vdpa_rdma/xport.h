@@ -70,6 +70,9 @@ struct vrdma_rdatom {
 
 #define VRDMA_RDATOM_SLOTS	16
 
+/* Consecutive timeouts double the retransmission timer up to 2^this. */
+#define VRDMA_TMO_BACKOFF_MAX	6
+
 struct vrdma_xqp {
 	struct vrdma_qp *qp;
 	struct vrdma_dev *dev;
@@ -88,6 +91,7 @@ struct vrdma_xqp {
 	u32 mtu;
 	u8 retry_left;
 	u8 rnr_left;
+	u8 tmo_backoff;			/* timeouts since progress: timer doubles */
 	bool rnr_wait;
 	bool gap_valid;			/* went back to gap_psn already */
 	u32 gap_psn;

@@ -58,13 +58,22 @@ static enum hrtimer_restart vrdma_rnr_fn(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
-/* (Re)start the retransmission timer: 4.096 us * 2^timeout, 0 = none. */
+/*
+ * (Re)start the retransmission timer: 4.096 us * 2^timeout, 0 = none,
+ * doubled for each timeout since the last progress.  A responder slower
+ * than the timeout (a software device on a busy CPU) otherwise gets the
+ * whole window again on every expiry, queued ahead of the new requests it
+ * has yet to acknowledge: each timeout then causes the next, until the
+ * retries run out.  The spec's timeout is a minimum; waiting longer is
+ * allowed.
+ */
 void vrdma_xqp_timer_arm(struct vrdma_xqp *x)
 {
 	u64 ns = roce_rel_timeout_ns(x->qp->attr.timeout);
 
 	if (!ns)
 		return;
+	ns <<= min_t(u8, x->tmo_backoff, VRDMA_TMO_BACKOFF_MAX);
 	hrtimer_start(&x->retrans_timer, ns_to_ktime(ns), HRTIMER_MODE_REL_SOFT);
 }
 
@@ -132,6 +141,7 @@ static void vrdma_xqp_req_init(struct vrdma_qp *qp, struct vrdma_xqp *x)
 	x->gap_valid = false;
 	x->retry_left = qp->attr.retry_cnt;
 	x->rnr_left = qp->attr.rnr_retry;
+	x->tmo_backoff = 0;
 	x->rnr_wait = false;
 }
 
