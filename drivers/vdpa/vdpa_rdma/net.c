@@ -28,10 +28,10 @@
 #include <net/udp_tunnel.h>
 #include <rdma/ib_verbs.h>
 
+#include "roce_hdr.h"
 #include "vdpa_rdma.h"
 #include "xport.h"
 
-#define VRDMA_ROCE_UDP_PORT	4791
 /* Packets queued to a device and not yet processed; beyond, drop. */
 #define VRDMA_RXQ_MAX		4096
 #define VRDMA_DEF_HOP_LIMIT	64
@@ -142,7 +142,7 @@ static struct socket *vrdma_udp_sock(struct net *net, struct vrdma_net *vn,
 
 	cfg.family = ipv6 ? AF_INET6 : AF_INET;
 	cfg.ipv6_v6only = ipv6;
-	cfg.local_udp_port = htons(VRDMA_ROCE_UDP_PORT);
+	cfg.local_udp_port = htons(ROCE_UDP_PORT);
 	ret = udp_sock_create(net, &cfg, &sock);
 	if (ret)
 		return ERR_PTR(ret);
@@ -184,10 +184,10 @@ err:
 	vrdma_net_close(vn);
 	if (PTR_ERR(sock) == -EADDRINUSE)
 		pr_err("vdpa_rdma: %s: UDP port %u is already in use in network namespace %u (rdma_rxe binds it in the initial namespace): put the netdev in another namespace\n",
-		       dev->name, VRDMA_ROCE_UDP_PORT, net->ns.inum);
+		       dev->name, ROCE_UDP_PORT, net->ns.inum);
 	else
 		pr_err("vdpa_rdma: %s: cannot open UDP port %u: %ld\n",
-		       dev->name, VRDMA_ROCE_UDP_PORT, PTR_ERR(sock));
+		       dev->name, ROCE_UDP_PORT, PTR_ERR(sock));
 	return PTR_ERR(sock);
 }
 
@@ -352,7 +352,7 @@ static void vrdma_push_udp(struct sk_buff *skb, u16 sport)
 	skb_reset_transport_header(skb);
 	uh = udp_hdr(skb);
 	uh->source = htons(sport);
-	uh->dest = htons(VRDMA_ROCE_UDP_PORT);
+	uh->dest = htons(ROCE_UDP_PORT);
 	uh->len = htons(skb->len);
 	/* RoCEv2 (and rxe) send no UDP checksum: the ICRC covers the data. */
 	uh->check = 0;
