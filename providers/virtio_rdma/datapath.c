@@ -144,33 +144,11 @@ int vrdma_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 }
 
 /* ibv_cq_ex: the lock is held from a successful start_poll to end_poll. */
-static int vrdma_start_poll(struct ibv_cq_ex *ibcq,
-			    struct ibv_poll_cq_attr *attr)
+/* Make the CQE at head current for the ibv_cq_ex readers; ENOENT if none. */
+static int vrdma_cq_load(struct vrdma_cq *cq, struct ibv_cq_ex *ibcq)
 {
-	struct vrdma_cq *cq = cqex_to_vcq(ibcq);
 	const struct virtio_rdma_cqe *cqe;
 
-	if (attr->comp_mask)
-		return EINVAL;
-	pthread_spin_lock(&cq->lock);
-	cq->start = cq->ring.head;
-	if (vrdma_cq_prod(cq) == cq->ring.head) {
-		pthread_spin_unlock(&cq->lock);
-		return ENOENT;
-	}
-	cqe = uring_entry(&cq->ring, cq->ring.head);
-	cq->cur = cqe;
-	ibcq->wr_id = le64toh(cqe->wr_id);
-	ibcq->status = vrdma_wc_status(cqe->status);
-	return 0;
-}
-
-static int vrdma_next_poll(struct ibv_cq_ex *ibcq)
-{
-	struct vrdma_cq *cq = cqex_to_vcq(ibcq);
-	const struct virtio_rdma_cqe *cqe;
-
-	cq->ring.head++;
 	cq->cur = NULL;
 	if (vrdma_cq_prod(cq) == cq->ring.head)
 		return ENOENT;
@@ -179,6 +157,30 @@ static int vrdma_next_poll(struct ibv_cq_ex *ibcq)
 	ibcq->wr_id = le64toh(cqe->wr_id);
 	ibcq->status = vrdma_wc_status(cqe->status);
 	return 0;
+}
+
+static int vrdma_start_poll(struct ibv_cq_ex *ibcq,
+			    struct ibv_poll_cq_attr *attr)
+{
+	struct vrdma_cq *cq = cqex_to_vcq(ibcq);
+
+	if (attr->comp_mask)
+		return EINVAL;
+	pthread_spin_lock(&cq->lock);
+	cq->start = cq->ring.head;
+	if (vrdma_cq_load(cq, ibcq)) {
+		pthread_spin_unlock(&cq->lock);
+		return ENOENT;
+	}
+	return 0;
+}
+
+static int vrdma_next_poll(struct ibv_cq_ex *ibcq)
+{
+	struct vrdma_cq *cq = cqex_to_vcq(ibcq);
+
+	cq->ring.head++;
+	return vrdma_cq_load(cq, ibcq);
 }
 
 static void vrdma_end_poll(struct ibv_cq_ex *ibcq)
