@@ -14,7 +14,6 @@
 #define VRDMA_SQ_HDR		64	/* struct virtio_rdma_sq_wqe */
 #define VRDMA_RQ_HDR		16	/* struct virtio_rdma_rq_wqe */
 #define VRDMA_SGE_SIZE		sizeof(struct virtio_rdma_sge)
-#define VRDMA_RQ_NOTIFY_OFF	0x80000000U
 /* A driver rewriting prod during a flush cannot keep the worker forever. */
 #define VRDMA_FLUSH_ROUNDS	8
 
@@ -227,7 +226,7 @@ int vrdma_cmd_create_qp(struct vrdma_dev *dev)
 	/* The first SQ post rings; RQ posts need no doorbell until ERR. */
 	WRITE_ONCE(qp->sq.ctl->notify, cpu_to_le32(0));
 	if (rq_depth)
-		WRITE_ONCE(qp->rq.ctl->notify, cpu_to_le32(VRDMA_RQ_NOTIFY_OFF));
+		WRITE_ONCE(qp->rq.ctl->notify, cpu_to_le32(VRDMA_NOTIFY_OFF));
 
 	dev->resp.create_qp.qp_handle = cpu_to_le32(qpn);
 	return VIRTIO_RDMA_STATUS_OK;
@@ -452,7 +451,7 @@ static void vrdma_qp_enter(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	switch (next) {
 	case VIRTIO_RDMA_QPS_RESET:
 		vrdma_wq_discard(&qp->sq, &qp->sq_cons, 0);
-		vrdma_wq_discard(&qp->rq, &qp->rq_cons, VRDMA_RQ_NOTIFY_OFF);
+		vrdma_wq_discard(&qp->rq, &qp->rq_cons, VRDMA_NOTIFY_OFF);
 		break;
 	case VIRTIO_RDMA_QPS_ERR:
 		vrdma_ring_set_flags(&qp->sq, VIRTIO_RDMA_RING_F_ERROR);

@@ -140,6 +140,21 @@ static void vrdma_req_check(struct vrdma_dev *dev, struct vrdma_qp *qp,
 }
 
 /*
+ * Whether an event is sure to run the requester again: the newest fetched
+ * WQE of an RC QP is not finished yet.  Completion is in order, so it is
+ * enough to look at that one.
+ */
+static bool vrdma_req_will_return(struct vrdma_qp *qp)
+{
+	struct vrdma_xqp *x = qp->xqp;
+
+	if (qp->type != VIRTIO_RDMA_QPT_RC || qp->sq_cons == x->sq_fetched)
+		return false;
+	return x->swq[(x->sq_fetched - 1) & (qp->sq.depth - 1)].state !=
+	       VRDMA_SWQE_DONE;
+}
+
+/*
  * Copy the WQE at sq_fetched.  Returns false when there is none; a ring
  * whose prod is impossible makes the QP fatal.
  */
@@ -159,6 +174,16 @@ static bool vrdma_req_fetch(struct vrdma_dev *dev, struct vrdma_qp *qp)
 		return false;
 	}
 	if (prod == x->sq_fetched) {
+		/*
+		 * An RC WQE still waiting for its ACK brings the requester
+		 * back (ACK, NAK or timeout) and it looks at prod then: a
+		 * streaming application needs no doorbells meanwhile.
+		 */
+		if (vrdma_req_will_return(qp)) {
+			WRITE_ONCE(ring->ctl->notify,
+				   cpu_to_le32(prod + VRDMA_NOTIFY_OFF));
+			return false;
+		}
 		/* Ask for a doorbell, then look once more (spec). */
 		WRITE_ONCE(ring->ctl->notify, cpu_to_le32(prod));
 		/* Order the notify store before re-reading prod (spec). */

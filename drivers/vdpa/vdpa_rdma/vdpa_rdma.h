@@ -96,6 +96,9 @@ struct vrdma_ring {
 	u32 stride;
 };
 
+/* An SQ/RQ notify this far ahead of prod asks for no doorbell (spec). */
+#define VRDMA_NOTIFY_OFF	0x80000000U
+
 struct vrdma_pd {
 	u32 handle;
 	u32 refs;		/* MRs and QPs in the PD */
