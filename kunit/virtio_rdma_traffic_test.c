@@ -32,6 +32,8 @@ struct vtt {
 	u64 dma[3];
 	u32 sgid_index;
 	union ib_gid gid;
+	bool rtr_only;		/* vtt_pair leaves qp[1] in RTR */
+	atomic_t comm_est[2];	/* IB_EVENT_COMM_EST per QP */
 };
 
 static int vtt_find_gid(struct vtt *t)
@@ -121,6 +123,14 @@ static void vtt_ah(struct vtt *t, struct rdma_ah_attr *ah)
 	rdma_ah_set_grh(ah, &t->gid, 0, t->sgid_index, 64, 0);
 }
 
+static void vtt_qp_event(struct ib_event *ev, void *ctx)
+{
+	struct vtt *t = ctx;
+
+	if (ev->event == IB_EVENT_COMM_EST)
+		atomic_inc(&t->comm_est[ev->element.qp == t->qp[1]]);
+}
+
 /* Two QPs of @type connected to each other (UD: only brought to RTS). */
 static void vtt_pair(struct kunit *test, enum ib_qp_type type, u8 rnr_retry,
 		     u8 timeout, u8 retry_cnt)
@@ -131,6 +141,8 @@ static void vtt_pair(struct kunit *test, enum ib_qp_type type, u8 rnr_retry,
 	int i, mask;
 
 	init.qp_type = type;
+	init.event_handler = vtt_qp_event;
+	init.qp_context = t;
 	init.sq_sig_type = IB_SIGNAL_REQ_WR;
 	init.cap.max_send_wr = 16;
 	init.cap.max_recv_wr = 16;
@@ -177,6 +189,8 @@ static void vtt_pair(struct kunit *test, enum ib_qp_type type, u8 rnr_retry,
 			}
 		}
 		KUNIT_ASSERT_EQ(test, ib_modify_qp(t->qp[i], &a, mask), 0);
+		if (i == 1 && t->rtr_only)
+			break;
 
 		memset(&a, 0, sizeof(a));
 		a.qp_state = IB_QPS_RTS;
@@ -284,6 +298,34 @@ static void vtt_rc_send(struct kunit *test)
 	vtt_expect_wc(test, 0, 10, IB_WC_SUCCESS, IB_WC_SEND, U32_MAX);
 	vtt_expect_wc(test, 1, 11, IB_WC_SUCCESS, IB_WC_RECV, len);
 	KUNIT_EXPECT_EQ(test, memcmp(t->buf[0], t->buf[1], len), 0);
+}
+
+/*
+ * A responder still in RTR accepts the requests of its RTS peer, and its
+ * first packet raises COMM_EST, which ib_cm uses when the RTU was lost.
+ */
+static void vtt_rc_comm_est(struct kunit *test)
+{
+	struct vtt *t = test->priv;
+	unsigned long end = jiffies + msecs_to_jiffies(VTT_WAIT_MS);
+	struct ib_qp_attr a;
+	struct ib_qp_init_attr init;
+
+	t->rtr_only = true;
+	vtt_pair(test, IB_QPT_RC, 7, 14, 7);
+	vtt_fill(t, 0, 100, 3);
+	vtt_post_recv(test, 1, 1, 0, VTT_BUF, 21);
+	vtt_post_rdma(test, 0, IB_WR_SEND, 0, 100, 0, 0,
+		      t->pd->local_dma_lkey, 20);
+	vtt_expect_wc(test, 0, 20, IB_WC_SUCCESS, IB_WC_SEND, U32_MAX);
+	vtt_expect_wc(test, 1, 21, IB_WC_SUCCESS, IB_WC_RECV, 100);
+	while (!atomic_read(&t->comm_est[1]) && time_before(jiffies, end))
+		usleep_range(100, 500);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->comm_est[1]), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->comm_est[0]), 0);
+	KUNIT_ASSERT_EQ(test, ib_query_qp(t->qp[1], &a, IB_QP_STATE, &init),
+			0);
+	KUNIT_EXPECT_EQ(test, a.qp_state, IB_QPS_RTR);
 }
 
 static void vtt_rc_write_read(struct kunit *test)
@@ -475,6 +517,7 @@ static void vtt_err_retry(struct kunit *test)
 
 static struct kunit_case vtt_cases[] = {
 	KUNIT_CASE(vtt_rc_send),
+	KUNIT_CASE(vtt_rc_comm_est),
 	KUNIT_CASE(vtt_rc_write_read),
 	KUNIT_CASE(vtt_rc_atomic),
 	KUNIT_CASE(vtt_uc_send),

@@ -549,6 +549,14 @@ void vrdma_resp_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		vrdma_resp_ud(dev, qp, skb, pkt);
 		return;
 	}
+	/*
+	 * The peer is in RTS: the connection is up even if its last CM
+	 * message (RTU) was lost, which ib_cm learns from this event.
+	 */
+	if (qp->state == VIRTIO_RDMA_QPS_RTR && !x->comm_est) {
+		x->comm_est = true;
+		vrdma_event_raise(dev, &qp->ev[VRDMA_QP_EV_COMM_EST], 0);
+	}
 
 	d = roce_psn_diff(pkt->psn, x->epsn);
 	if (rc) {

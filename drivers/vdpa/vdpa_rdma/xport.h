@@ -103,6 +103,7 @@ struct vrdma_xqp {
 	u32 msn;
 	int prev_opcode;		/* ROCE_OPCODE_NONE between messages */
 	bool nak_sent;
+	bool comm_est;			/* COMM_EST raised in this RTR */
 	bool ack_pending;
 	u32 ack_psn;
 	bool rwqe_valid;

@@ -151,6 +151,7 @@ static void vrdma_xqp_resp_init(struct vrdma_qp *qp, struct vrdma_xqp *x)
 	x->msn = 0;
 	x->prev_opcode = ROCE_OPCODE_NONE;
 	x->nak_sent = false;
+	x->comm_est = false;
 	x->ack_pending = false;
 	x->rwqe_valid = false;
 	x->recv_off = 0;
