@@ -168,7 +168,9 @@ static bool vrdma_req_fetch(struct vrdma_dev *dev, struct vrdma_qp *qp)
 
 	/* Pairs with the driver's release of prod after writing the WQE. */
 	prod = le32_to_cpu(smp_load_acquire(&ring->ctl->prod));
-	if (prod - qp->sq_cons > ring->depth) {
+	/* Impossible: more than depth ahead, or behind a WQE already taken. */
+	if (prod - qp->sq_cons > ring->depth ||
+	    x->sq_fetched - qp->sq_cons > prod - qp->sq_cons) {
 		vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_BAD_WQE);
 		vrdma_xqp_fatal(dev, qp, VRDMA_QP_EV_FATAL);
 		return false;
