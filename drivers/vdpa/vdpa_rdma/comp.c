@@ -76,7 +76,8 @@ void vrdma_comp_run(struct vrdma_dev *dev, struct vrdma_qp *qp)
 			}
 		}
 		if (fail && !w->soft_err) {
-			vrdma_xqp_fatal(dev, qp, -1);
+			vrdma_xqp_fatal(dev, qp, w->malformed ?
+					VRDMA_QP_EV_FATAL : -1);
 			return;
 		}
 	}

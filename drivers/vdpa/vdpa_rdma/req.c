@@ -76,6 +76,14 @@ static void vrdma_swqe_fail(struct vrdma_dev *dev, struct vrdma_swqe *w,
 	vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_BAD_WQE);
 }
 
+/* A WQE the driver could not have built: the QP becomes fatal (spec). */
+static void vrdma_swqe_malformed(struct vrdma_dev *dev, struct vrdma_swqe *w,
+				 u8 status)
+{
+	vrdma_swqe_fail(dev, w, status);
+	w->malformed = true;
+}
+
 static u8 vrdma_mem_status(int err)
 {
 	return err == -EOVERFLOW || err == -EMSGSIZE ?
@@ -93,7 +101,8 @@ static void vrdma_req_check(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	int err;
 
 	if (!vrdma_req_op_ok(qp, op))
-		return vrdma_swqe_fail(dev, w, VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
+		return vrdma_swqe_malformed(dev, w,
+					    VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
 
 	switch (op) {
 	case VIRTIO_RDMA_WR_REG_MR:
@@ -206,7 +215,7 @@ static bool vrdma_req_fetch(struct vrdma_dev *dev, struct vrdma_qp *qp)
 		if (w->wqe.num_sge || !vrdma_req_op_inline(w->wqe.opcode) ||
 		    n > qp->max_inline_data ||
 		    VRDMA_SQ_WQE_HDR + n > ring->stride) {
-			vrdma_swqe_fail(dev, w, VIRTIO_RDMA_WC_LOC_LEN_ERR);
+			vrdma_swqe_malformed(dev, w, VIRTIO_RDMA_WC_LOC_LEN_ERR);
 			return true;
 		}
 		memcpy(w->inl, src + 1, n);
@@ -214,7 +223,8 @@ static bool vrdma_req_fetch(struct vrdma_dev *dev, struct vrdma_qp *qp)
 		n = w->wqe.num_sge;
 		if (n > qp->max_send_sge ||
 		    VRDMA_SQ_WQE_HDR + n * VRDMA_SGE_BYTES > ring->stride) {
-			vrdma_swqe_fail(dev, w, VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
+			vrdma_swqe_malformed(dev, w,
+					     VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
 			return true;
 		}
 		memcpy(w->sge, src + 1, n * VRDMA_SGE_BYTES);

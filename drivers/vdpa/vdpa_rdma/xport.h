@@ -54,6 +54,7 @@ struct vrdma_swqe {
 	bool started;		/* first_psn/last_psn assigned */
 	bool rd_atomic;
 	bool soft_err;		/* UD address errors: the QP stays usable */
+	bool malformed;		/* failed ring validation: QP_FATAL (spec) */
 };
 
 /* Responder's record of a READ or atomic, to answer its duplicates. */
