@@ -173,6 +173,24 @@ enum ib_port_state vrdma_netdev_port_state(struct vrdma_dev *dev)
 	return state;
 }
 
+/*
+ * The device's active_mtu rule (spec, QUERY_PORT): the largest IB MTU that
+ * fits the netdev's MTU after 80 bytes of RoCEv2 headers, as rdma_rxe
+ * counts them.  iboe_get_mtu() allows 96 and would report one MTU less
+ * than the device for netdev MTUs just above an IB MTU plus 80.
+ */
+#define VRDMA_ROCE_HDR_MAX	80
+
+static enum ib_mtu vrdma_mtu_from_netdev(int mtu)
+{
+	enum ib_mtu m;
+
+	for (m = IB_MTU_4096; m > IB_MTU_256; m--)
+		if (mtu - VRDMA_ROCE_HDR_MAX >= ib_mtu_enum_to_int(m))
+			return m;
+	return IB_MTU_256;
+}
+
 static int vrdma_netdev_mtu(struct vrdma_dev *dev)
 {
 	unsigned long flags;
@@ -206,8 +224,8 @@ int vrdma_query_port(struct ib_device *ib, u32 port, struct ib_port_attr *attr)
 			   IB_PORT_PHYS_STATE_DISABLED;
 	attr->max_mtu = clamp_t(u8, r->max_mtu, IB_MTU_256, IB_MTU_4096);
 	/* The device's MTU may lag the netdev's; never report more than fits. */
-	mtu = iboe_get_mtu(vrdma_netdev_mtu(dev));
-	attr->active_mtu = min_t(u8, mtu ? mtu : IB_MTU_256, attr->max_mtu);
+	mtu = vrdma_mtu_from_netdev(vrdma_netdev_mtu(dev));
+	attr->active_mtu = min_t(u8, mtu, attr->max_mtu);
 	attr->gid_tbl_len = le32_to_cpu(r->gid_tbl_len);
 	attr->pkey_tbl_len = le16_to_cpu(r->pkey_tbl_len);
 	attr->max_msg_sz = le32_to_cpu(r->max_msg_sz);
