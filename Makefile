@@ -33,6 +33,7 @@ modules-locked:
 
 user:
 	@$(MAKE) --no-print-directory -C providers/virtio_rdma TOP=$(TOP)
+	@$(MAKE) --no-print-directory -C tools/hostile TOP=$(TOP)
 
 install: user
 	@$(MAKE) --no-print-directory -C providers/virtio_rdma TOP=$(TOP) install
