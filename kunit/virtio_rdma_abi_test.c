@@ -192,8 +192,8 @@ static void vr_layout_pd_mr(struct kunit *test)
 	VR_FSZ(test, virtio_rdma_create_mr_req, page_shift, 4);
 	VR_OFF(test, virtio_rdma_create_mr_req, flags, 40);
 	VR_FSZ(test, virtio_rdma_create_mr_req, flags, 4);
-	VR_OFF(test, virtio_rdma_create_mr_req, reserved, 44);
-	VR_FSZ(test, virtio_rdma_create_mr_req, reserved, 4);
+	VR_OFF(test, virtio_rdma_create_mr_req, replace_handle, 44);
+	VR_FSZ(test, virtio_rdma_create_mr_req, replace_handle, 4);
 
 	VR_SIZE(test, virtio_rdma_alloc_mr_req, 16);
 	VR_OFF(test, virtio_rdma_alloc_mr_req, pd_handle, 0);

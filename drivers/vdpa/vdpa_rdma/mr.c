@@ -172,6 +172,26 @@ out:
 	return status;
 }
 
+/*
+ * MR_F_REPLACE: the new registration takes the old one's index and key and
+ * replaces it in one step under dev->lock, which every key check holds, so
+ * no access sees a mix; the old object goes as on DEREG_MR.
+ */
+static int vrdma_mr_replace(struct vrdma_dev *dev, struct vrdma_mr *old,
+			    u32 pd_handle, struct vrdma_mr **out)
+{
+	struct vrdma_mr *mr;
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return VIRTIO_RDMA_STATUS_NOMEM;
+	mr->pd = vrdma_pd_get(dev, pd_handle);
+	mr->index = old->index;
+	mr->key = old->key;
+	*out = mr;
+	return VIRTIO_RDMA_STATUS_OK;
+}
+
 int vrdma_cmd_create_mr(struct vrdma_dev *dev)
 {
 	const struct virtio_rdma_create_mr_req *req = &dev->req.create_mr;
@@ -182,15 +202,25 @@ int vrdma_cmd_create_mr(struct vrdma_dev *dev)
 	u64 iova = le64_to_cpu(req->iova);
 	u64 length = le64_to_cpu(req->length);
 	u64 pl_addr = le64_to_cpu(req->page_list_addr);
-	struct vrdma_mr *mr;
+	struct vrdma_mr *mr, *old = NULL;
+	u32 known = VIRTIO_RDMA_MR_F_PL_INDIRECT;
 	u64 *pages, off;
 	int status;
 
+	if (vrdma_has_feature(dev, VIRTIO_RDMA_F_MR_REPLACE))
+		known |= VIRTIO_RDMA_MR_F_REPLACE;
 	status = vrdma_check_access(dev, access, true);
 	if (status)
 		return status;
-	if (flags & ~VIRTIO_RDMA_MR_F_PL_INDIRECT)
+	if (flags & ~known)
 		return VIRTIO_RDMA_STATUS_INVAL;
+	if (flags & VIRTIO_RDMA_MR_F_REPLACE) {
+		old = xa_load(&dev->mrs, le32_to_cpu(req->replace_handle));
+		if (!old)
+			return VIRTIO_RDMA_STATUS_NOENT;
+		if (old->kind != VRDMA_MR_USER)
+			return VIRTIO_RDMA_STATUS_INVAL;
+	}
 	if (page_shift >= 64 || !(VRDMA_PAGE_SIZE_CAP & BIT_ULL(page_shift)))
 		return VIRTIO_RDMA_STATUS_INVAL;
 	if (!length || length > VRDMA_MAX_MR_SIZE || iova + length - 1 < iova)
@@ -202,7 +232,7 @@ int vrdma_cmd_create_mr(struct vrdma_dev *dev)
 		return VIRTIO_RDMA_STATUS_INVAL;
 	if (!xa_load(&dev->pds, le32_to_cpu(req->pd_handle)))
 		return VIRTIO_RDMA_STATUS_NOENT;
-	if (dev->nr_mrs >= VRDMA_MAX_MR)
+	if (!old && dev->nr_mrs >= VRDMA_MAX_MR)
 		return VIRTIO_RDMA_STATUS_NOSPC;
 
 	/* Sized by the driver: fail rather than push the system into OOM. */
@@ -215,9 +245,16 @@ int vrdma_cmd_create_mr(struct vrdma_dev *dev)
 	if (status)
 		goto err;
 
-	mr = vrdma_mr_alloc(dev, le32_to_cpu(req->pd_handle), &status);
-	if (!mr)
-		goto err;
+	if (old) {
+		status = vrdma_mr_replace(dev, old, le32_to_cpu(req->pd_handle),
+					  &mr);
+		if (status)
+			goto err;
+	} else {
+		mr = vrdma_mr_alloc(dev, le32_to_cpu(req->pd_handle), &status);
+		if (!mr)
+			goto err;
+	}
 	mr->kind = VRDMA_MR_USER;
 	mr->valid = true;
 	mr->access = access;
@@ -226,7 +263,17 @@ int vrdma_cmd_create_mr(struct vrdma_dev *dev)
 	mr->page_shift = page_shift;
 	mr->npages = npages;
 	mr->pages = pages;
-	vrdma_mr_publish(dev, mr, dev->key_seq++);
+	if (old) {
+		xa_store(&dev->mrs, mr->index, mr, GFP_KERNEL);
+		vrdma_pd_put(old->pd);
+		kvfree(old->pages);
+		kfree_rcu(old, rcu);
+		dev->resp.mr.mr_handle = cpu_to_le32(mr->index);
+		dev->resp.mr.lkey = cpu_to_le32(mr->key);
+		dev->resp.mr.rkey = cpu_to_le32(mr->key);
+	} else {
+		vrdma_mr_publish(dev, mr, dev->key_seq++);
+	}
 	return VIRTIO_RDMA_STATUS_OK;
 err:
 	kvfree(pages);

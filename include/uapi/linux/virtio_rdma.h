@@ -26,6 +26,7 @@
 #define VIRTIO_RDMA_F_ATOMIC			3
 #define VIRTIO_RDMA_F_RESIZE			4	/* reserved */
 #define VIRTIO_RDMA_F_INDIRECT_MKEY		5	/* reserved */
+#define VIRTIO_RDMA_F_MR_REPLACE		6
 
 /* Configuration space; limits are in the QUERY_DEVICE response instead. */
 struct virtio_rdma_config {
@@ -205,6 +206,8 @@ struct virtio_rdma_mr_resp {
 
 /* page_list_addr holds the DMA addresses of 4 KiB pages of page addresses */
 #define VIRTIO_RDMA_MR_F_PL_INDIRECT		0x1
+/* With VIRTIO_RDMA_F_MR_REPLACE: re-register replace_handle, keeping its keys */
+#define VIRTIO_RDMA_MR_F_REPLACE		0x2
 
 struct virtio_rdma_create_mr_req {
 	__le32 pd_handle;
@@ -215,7 +218,7 @@ struct virtio_rdma_create_mr_req {
 	__le32 npages;
 	__le32 page_shift;
 	__le32 flags;
-	__le32 reserved;
+	__le32 replace_handle;		/* with MR_F_REPLACE, else 0 */
 };
 
 struct virtio_rdma_alloc_mr_req {
