@@ -125,6 +125,36 @@ int vrdma_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	return n;
 }
 
+/*
+ * Drops the CQEs of QP @qpn that the device has published and we have not
+ * consumed: a QP reset or destroyed leaves none behind (as mlx5 and the IB
+ * spec's Reset do).  The device writes no more of them once the command
+ * returned, and it never writes below prod, so the survivors are moved up
+ * over the dropped ones and cons advances past the freed slots.
+ */
+void vrdma_cq_clean(struct vrdma_cq *cq, uint32_t qpn)
+{
+	struct vrdma_uring *r = &cq->ring;
+	const struct virtio_rdma_cqe *cqe;
+	uint32_t prod, i, n = 0;
+
+	pthread_spin_lock(&cq->lock);
+	prod = vrdma_cq_prod(cq);
+	for (i = prod; i != r->head;) {
+		i--;
+		cqe = uring_entry(r, i);
+		if (le32toh(cqe->qp_handle) == qpn)
+			n++;
+		else if (n)
+			memcpy(uring_entry(r, i + n), cqe, 1U << r->shift);
+	}
+	if (n) {
+		r->head += n;
+		ring_store_release(&uring_ctl(r)->cons, r->head);
+	}
+	pthread_spin_unlock(&cq->lock);
+}
+
 int vrdma_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
 	struct vrdma_cq *cq = to_vcq(ibcq);
@@ -179,7 +209,12 @@ static int vrdma_next_poll(struct ibv_cq_ex *ibcq)
 {
 	struct vrdma_cq *cq = cqex_to_vcq(ibcq);
 
-	cq->ring.head++;
+	/*
+	 * Only a CQE handed out is consumed: after an ENOENT the caller may
+	 * call again, and head must not pass the device's prod.
+	 */
+	if (cq->cur)
+		cq->ring.head++;
 	return vrdma_cq_load(cq, ibcq);
 }
 
@@ -310,6 +345,25 @@ static void vrdma_rq_doorbell(struct vrdma_qp *qp)
 	ibv_cmd_post_recv(&qp->vqp.qp, NULL, &bad);
 }
 
+/*
+ * libibverbs keeps ibv_qp.state from ibv_modify_qp/ibv_query_qp.  Sends
+ * need RTS or later (in ERR the device flushes them), receives need at least
+ * INIT, as for the kernel's post verbs.
+ */
+static bool vrdma_can_send(struct vrdma_qp *qp)
+{
+	enum ibv_qp_state s = __atomic_load_n(&qp->vqp.qp.state,
+					      __ATOMIC_RELAXED);
+
+	return s != IBV_QPS_RESET && s != IBV_QPS_INIT && s != IBV_QPS_RTR;
+}
+
+static bool vrdma_can_recv(struct vrdma_qp *qp)
+{
+	return __atomic_load_n(&qp->vqp.qp.state, __ATOMIC_RELAXED) !=
+	       IBV_QPS_RESET;
+}
+
 static bool vrdma_is_ud(struct vrdma_qp *qp)
 {
 	return qp->vqp.qp.qp_type == IBV_QPT_UD;
@@ -438,6 +492,10 @@ int vrdma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	int err = 0;
 	uint32_t old;
 
+	if (!vrdma_can_send(qp)) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
 	pthread_spin_lock(&qp->sq_lock);
 	old = r->head;
 	for (; wr; wr = wr->next) {
@@ -470,7 +528,7 @@ int vrdma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	int err = 0;
 	uint32_t old;
 
-	if (!r->buf) {
+	if (!r->buf || !vrdma_can_recv(qp)) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
@@ -698,7 +756,7 @@ static void vrdma_wr_start(struct ibv_qp_ex *ibqp)
 
 	pthread_spin_lock(&qp->sq_lock);
 	qp->wr_old = qp->sq.head;
-	qp->wr_err = 0;
+	qp->wr_err = vrdma_can_send(qp) ? 0 : EINVAL;
 	qp->wr_cur = NULL;
 }
 

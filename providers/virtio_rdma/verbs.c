@@ -96,29 +96,121 @@ static struct ibv_pd *vrdma_alloc_pd(struct ibv_context *context)
 {
 	struct ib_uverbs_alloc_pd_resp resp;
 	struct ibv_alloc_pd cmd;
-	struct ibv_pd *pd;
+	struct vrdma_pd *pd;
 	int err;
 
 	pd = calloc(1, sizeof(*pd));
 	if (!pd)
 		return NULL;
-	err = ibv_cmd_alloc_pd(context, pd, &cmd, sizeof(cmd), &resp,
+	err = ibv_cmd_alloc_pd(context, &pd->ibpd, &cmd, sizeof(cmd), &resp,
 			       sizeof(resp));
 	if (err) {
 		free(pd);
 		errno = err;
 		return NULL;
 	}
-	return pd;
+	return &pd->ibpd;
 }
 
-static int vrdma_dealloc_pd(struct ibv_pd *pd)
+/*
+ * The provider allocates no queue memory of its own (the kernel maps every
+ * ring), so a parent domain's allocators have nothing to serve; it is the
+ * protection domain plus the caller's pd_context.  Thread domains are not
+ * supported.
+ */
+static struct ibv_pd *
+vrdma_alloc_parent_domain(struct ibv_context *context,
+			  struct ibv_parent_domain_init_attr *attr)
 {
-	int err = ibv_cmd_dealloc_pd(pd);
+	struct vrdma_pd *pd, *prot;
 
+	if (attr->comp_mask & ~(uint32_t)(IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+					  IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->td) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!attr->pd || attr->pd->context != context ||
+	    to_vpd(attr->pd)->protection) {
+		errno = EINVAL;
+		return NULL;
+	}
+	prot = to_vpd(attr->pd);
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+	pd->ibpd.context = context;
+	pd->ibpd.handle = prot->ibpd.handle;
+	pd->protection = prot;
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+		pd->pd_context = attr->pd_context;
+	atomic_fetch_add(&prot->refcount, 1);
+	return &pd->ibpd;
+}
+
+static int vrdma_dealloc_pd(struct ibv_pd *ibpd)
+{
+	struct vrdma_pd *pd = to_vpd(ibpd);
+	int err;
+
+	if (pd->protection) {
+		atomic_fetch_sub(&pd->protection->refcount, 1);
+		free(pd);
+		return 0;
+	}
+	if (atomic_load(&pd->refcount))
+		return EBUSY;
+	err = ibv_cmd_dealloc_pd(ibpd);
 	if (!err)
 		free(pd);
 	return err;
+}
+
+/*
+ * A PD imported from another context sharing the command fd: the kernel
+ * has no generic query for it, so a bad handle shows at first use.
+ */
+static struct ibv_pd *vrdma_import_pd(struct ibv_context *context,
+				      uint32_t pd_handle)
+{
+	struct vrdma_pd *pd;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+	pd->ibpd.context = context;
+	pd->ibpd.handle = pd_handle;
+	return &pd->ibpd;
+}
+
+static void vrdma_unimport_pd(struct ibv_pd *pd)
+{
+	free(to_vpd(pd));
+}
+
+static struct ibv_mr *vrdma_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	struct verbs_mr *vmr;
+	int err;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+	err = ibv_cmd_query_mr(pd, vmr, mr_handle);
+	if (err) {
+		free(vmr);
+		errno = err;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+static void vrdma_unimport_mr(struct ibv_mr *mr)
+{
+	free(container_of(mr, struct verbs_mr, ibv_mr));
 }
 
 static struct ibv_mr *vrdma_reg_mr(struct ibv_pd *pd, void *addr,
@@ -140,6 +232,21 @@ static struct ibv_mr *vrdma_reg_mr(struct ibv_pd *pd, void *addr,
 		return NULL;
 	}
 	return &vmr->ibv_mr;
+}
+
+static int vrdma_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			  void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+	int err;
+
+	err = ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+			       access, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (err)
+		errno = err;
+	return err;
 }
 
 static int vrdma_dereg_mr(struct verbs_mr *vmr)
@@ -292,10 +399,14 @@ static struct ibv_qp *vrdma_create_qp_ex(struct ibv_context *context,
 	struct vrdma_qp *qp;
 	int err;
 
+	/* No creation flag is supported, but an empty set is no request. */
 	if (attr->srq || attr->qp_type == IBV_QPT_XRC_SEND ||
 	    attr->qp_type == IBV_QPT_XRC_RECV ||
 	    (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
+					   IBV_QP_INIT_ATTR_CREATE_FLAGS |
 					   IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	     attr->create_flags) ||
 	    ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	     (attr->send_ops_flags & ~(uint64_t)VRDMA_SEND_OPS))) {
 		errno = EOPNOTSUPP;
@@ -369,12 +480,23 @@ static struct ibv_qp *vrdma_create_qp(struct ibv_pd *pd,
 	return qp;
 }
 
+static void vrdma_qp_clean_cqs(struct ibv_qp *qp)
+{
+	vrdma_cq_clean(to_vcq(qp->send_cq), qp->qp_num);
+	if (qp->recv_cq && qp->recv_cq != qp->send_cq)
+		vrdma_cq_clean(to_vcq(qp->recv_cq), qp->qp_num);
+}
+
 static int vrdma_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			   int mask)
 {
 	struct ibv_modify_qp cmd = {};
+	int err;
 
-	return ibv_cmd_modify_qp(qp, attr, mask, &cmd, sizeof(cmd));
+	err = ibv_cmd_modify_qp(qp, attr, mask, &cmd, sizeof(cmd));
+	if (!err && (mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET)
+		vrdma_qp_clean_cqs(qp);
+	return err;
 }
 
 static int vrdma_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
@@ -393,6 +515,7 @@ static int vrdma_destroy_qp(struct ibv_qp *ibqp)
 	err = ibv_cmd_destroy_qp(ibqp);
 	if (err)
 		return err;
+	vrdma_qp_clean_cqs(ibqp);
 	vrdma_unmap_ring(&qp->sq);
 	vrdma_unmap_ring(&qp->rq);
 	pthread_spin_destroy(&qp->sq_lock);
@@ -473,6 +596,7 @@ static void vrdma_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops vrdma_ctx_ops = {
+	.alloc_parent_domain = vrdma_alloc_parent_domain,
 	.alloc_pd = vrdma_alloc_pd,
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.create_ah = vrdma_create_ah,
@@ -487,6 +611,8 @@ static const struct verbs_context_ops vrdma_ctx_ops = {
 	.destroy_qp = vrdma_destroy_qp,
 	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = vrdma_free_context,
+	.import_mr = vrdma_import_mr,
+	.import_pd = vrdma_import_pd,
 	.modify_qp = vrdma_modify_qp,
 	.poll_cq = vrdma_poll_cq,
 	.post_recv = vrdma_post_recv,
@@ -495,7 +621,10 @@ static const struct verbs_context_ops vrdma_ctx_ops = {
 	.query_port = vrdma_query_port,
 	.query_qp = vrdma_query_qp,
 	.reg_mr = vrdma_reg_mr,
+	.rereg_mr = vrdma_rereg_mr,
 	.req_notify_cq = vrdma_req_notify_cq,
+	.unimport_mr = vrdma_unimport_mr,
+	.unimport_pd = vrdma_unimport_pd,
 };
 
 static struct verbs_context *vrdma_alloc_context(struct ibv_device *ibdev,
@@ -530,6 +659,36 @@ err:
 	return NULL;
 }
 
+/*
+ * A context over a command fd another context opened (ibv_import_device):
+ * the kernel already holds its ucontext, so only the generic query is sent.
+ * Of the alloc_ucontext answer the provider depends on cqe_shift alone,
+ * which the ABI version fixes; the per-queue geometry comes with each
+ * create_cq/create_qp answer.
+ */
+static struct verbs_context *vrdma_import_context(struct ibv_device *ibdev,
+						  int cmd_fd)
+{
+	struct vrdma_context *ctx;
+	int err;
+
+	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx), NULL,
+					    RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+	err = ibv_cmd_query_context(&ctx->vctx.context, NULL);
+	if (err) {
+		verbs_uninit_context(&ctx->vctx);
+		free(ctx);
+		errno = err;
+		return NULL;
+	}
+	ctx->caps.abi_version = VIRTIO_RDMA_UVERBS_ABI_VERSION;
+	ctx->caps.cqe_shift = 6;
+	verbs_set_ops(&ctx->vctx, &vrdma_ctx_ops);
+	return &ctx->vctx;
+}
+
 static struct verbs_device *vrdma_alloc_device(struct verbs_sysfs_dev *sdev)
 {
 	struct vrdma_device *dev;
@@ -558,6 +717,7 @@ static const struct verbs_device_ops vrdma_dev_ops = {
 	.match_max_abi_version = VIRTIO_RDMA_UVERBS_ABI_VERSION,
 	.match_table = vrdma_match_table,
 	.alloc_context = vrdma_alloc_context,
+	.import_context = vrdma_import_context,
 	.alloc_device = vrdma_alloc_device,
 	.uninit_device = vrdma_uninit_device,
 };

@@ -128,7 +128,8 @@ struct verbs_context_ops {
 	void *alloc_dm;
 	void *alloc_mw;
 	void *alloc_null_mr;
-	void *alloc_parent_domain;
+	struct ibv_pd *(*alloc_parent_domain)(struct ibv_context *context,
+					      struct ibv_parent_domain_init_attr *attr);
 	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
 	void *alloc_td;
 	void (*async_event)(struct ibv_context *context,
@@ -175,8 +176,9 @@ struct verbs_context_ops {
 	void *free_dm;
 	void *get_srq_num;
 	void *import_dm;
-	void *import_mr;
-	void *import_pd;
+	struct ibv_mr *(*import_mr)(struct ibv_pd *pd, uint32_t mr_handle);
+	struct ibv_pd *(*import_pd)(struct ibv_context *context,
+				    uint32_t pd_handle);
 	void *modify_cq;
 	void *modify_flow_action_esp;
 	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
@@ -211,12 +213,13 @@ struct verbs_context_ops {
 	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
 				 uint64_t hca_va, int access);
 	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
-	void *rereg_mr;
+	int (*rereg_mr)(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			void *addr, size_t length, int access);
 	void *resize_cq;
 	void *set_ece;
 	void *unimport_dm;
-	void *unimport_mr;
-	void *unimport_pd;
+	void (*unimport_mr)(struct ibv_mr *mr);
+	void (*unimport_pd)(struct ibv_pd *pd);
 };
 
 /* Legacy command = 8-byte header + the kernel's core request. */
@@ -237,6 +240,7 @@ VRDMA_CMD(get_context);
 VRDMA_CMD(query_port);
 VRDMA_CMD(alloc_pd);
 VRDMA_CMD(reg_mr);
+VRDMA_CMD(rereg_mr);
 VRDMA_CMD(create_cq);
 VRDMA_CMD(create_qp);
 VRDMA_CMD(modify_qp);
@@ -258,6 +262,11 @@ int ibv_cmd_get_context(struct verbs_context *context,
 			struct ibv_get_context *cmd, size_t cmd_size,
 			struct ib_uverbs_get_context_resp *resp,
 			size_t resp_size);
+struct ibv_command_buffer;
+int ibv_cmd_query_context(struct ibv_context *ctx,
+			  struct ibv_command_buffer *driver);
+int ibv_cmd_query_mr(struct ibv_pd *pd, struct verbs_mr *vmr,
+		     uint32_t mr_handle);
 int ibv_cmd_query_device_any(struct ibv_context *context,
 			     const struct ibv_query_device_ex_input *input,
 			     struct ibv_device_attr_ex *attr, size_t attr_size,
@@ -274,6 +283,11 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   uint64_t hca_va, int access, struct verbs_mr *vmr,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
+		     size_t length, uint64_t hca_va, int access,
+		     struct ibv_pd *pd, struct ibv_rereg_mr *cmd,
+		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
+		     size_t resp_sz);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
 int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_comp_channel *channel, int comp_vector,
@@ -329,7 +343,12 @@ _Static_assert(offsetof(struct verbs_context_ops, free_context) == 312, "");
 _Static_assert(offsetof(struct verbs_context_ops, poll_cq) == 424, "");
 _Static_assert(offsetof(struct verbs_context_ops, query_device_ex) == 464, "");
 _Static_assert(offsetof(struct verbs_context_ops, reg_mr) == 544, "");
+_Static_assert(offsetof(struct verbs_context_ops, rereg_mr) == 560, "");
+_Static_assert(offsetof(struct verbs_context_ops, alloc_parent_domain) == 32,
+	       "");
 _Static_assert(offsetof(struct verbs_context_ops, unimport_pd) == 600, "");
+_Static_assert(offsetof(struct verbs_context_ops, import_mr) == 344, "");
+_Static_assert(offsetof(struct verbs_context_ops, unimport_mr) == 592, "");
 _Static_assert(sizeof(struct verbs_mr) == 56, "verbs_mr");
 _Static_assert(sizeof(struct verbs_qp) == 368, "verbs_qp");
 _Static_assert(offsetof(struct verbs_qp, comp_mask) == 352, "");
@@ -338,6 +357,7 @@ _Static_assert(sizeof(struct ibv_get_context) == 16, "");
 _Static_assert(sizeof(struct ibv_query_port) == 24, "");
 _Static_assert(sizeof(struct ibv_alloc_pd) == 16, "");
 _Static_assert(sizeof(struct ibv_reg_mr) == 48, "");
+_Static_assert(sizeof(struct ibv_rereg_mr) == 56, "");
 _Static_assert(sizeof(struct ibv_create_cq) == 40, "");
 _Static_assert(sizeof(struct ibv_create_qp) == 64, "");
 _Static_assert(sizeof(struct ibv_modify_qp) == 120, "");

@@ -27,6 +27,18 @@ struct vrdma_context {
 	struct virtio_rdma_uverbs_alloc_ucontext_resp caps;
 };
 
+/*
+ * A protection domain, or a parent domain over one (protection != NULL).
+ * A parent domain carries its protection domain's kernel handle, so every
+ * command that takes a PD works on either.
+ */
+struct vrdma_pd {
+	struct ibv_pd ibpd;
+	struct vrdma_pd *protection;
+	atomic_int refcount;		/* parent domains over this PD */
+	void *pd_context;
+};
+
 /* A ring mapped from the kernel: ring_ctl, then depth entries of 1 << shift. */
 struct vrdma_uring {
 	void *buf;
@@ -69,6 +81,11 @@ struct vrdma_ah {
 static inline struct vrdma_context *to_vctx(struct ibv_context *c)
 {
 	return container_of(c, struct vrdma_context, vctx.context);
+}
+
+static inline struct vrdma_pd *to_vpd(struct ibv_pd *pd)
+{
+	return container_of(pd, struct vrdma_pd, ibpd);
 }
 
 static inline struct vrdma_cq *to_vcq(struct ibv_cq *cq)
@@ -136,6 +153,7 @@ static inline void full_barrier(void)
 /* datapath.c */
 int vrdma_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int vrdma_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+void vrdma_cq_clean(struct vrdma_cq *cq, uint32_t qpn);
 int vrdma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad_wr);
 int vrdma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,

@@ -56,7 +56,9 @@ static const struct ib_device_ops vrdma_dev_ops = {
 	.query_pkey = vrdma_query_pkey,
 	.query_port = vrdma_query_port,
 	.query_qp = vrdma_query_qp,
+	.query_ucontext = vrdma_query_ucontext,
 	.reg_user_mr = vrdma_reg_user_mr,
+	.rereg_user_mr = vrdma_rereg_user_mr,
 	.req_notify_cq = vrdma_req_notify_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, vrdma_ah, ibah),
@@ -233,6 +235,7 @@ static int vrdma_probe(struct virtio_device *vdev)
 	/* More pairs than CPUs buy nothing: doorbells pick the CPU's queue. */
 	dev->npairs = min_t(unsigned int, npairs, num_online_cpus());
 	dev->atomic = virtio_has_feature(vdev, VIRTIO_RDMA_F_ATOMIC);
+	dev->mr_replace = virtio_has_feature(vdev, VIRTIO_RDMA_F_MR_REPLACE);
 
 	err = vrdma_find_vqs(dev);
 	if (err)
@@ -325,6 +328,7 @@ MODULE_DEVICE_TABLE(virtio, vrdma_id_table);
 
 static unsigned int vrdma_features[] = {
 	VIRTIO_RDMA_F_ATOMIC,
+	VIRTIO_RDMA_F_MR_REPLACE,
 	VIRTIO_RING_F_EVENT_IDX,
 	VIRTIO_F_VERSION_1,
 };

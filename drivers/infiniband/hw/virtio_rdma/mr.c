@@ -25,8 +25,11 @@ static int vrdma_mr_access(int access)
 {
 	/* Optional flags may be ignored by definition; others may not. */
 	access &= ~IB_ACCESS_OPTIONAL;
-	if (access & ~VRDMA_MR_ACCESS)
+	if (access & ~IB_ACCESS_SUPPORTED)
 		return -EINVAL;
+	/* Valid verbs the device lacks (MW binding, ODP, zero-based, ...). */
+	if (access & ~VRDMA_MR_ACCESS)
+		return -EOPNOTSUPP;
 	return access;
 }
 
@@ -151,34 +154,30 @@ static int vrdma_pl_build(struct vrdma_dev *dev, struct vrdma_pl *pl,
 	return 0;
 }
 
-struct ib_mr *vrdma_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
-				u64 virt_addr, int access,
-				struct ib_udata *udata)
+/*
+ * Pins and registers [start, start + length) as a user MR; with @replace,
+ * as the new registration of the device MR @replace_handle (its keys stay).
+ */
+static int vrdma_user_mr_cmd(struct ib_pd *pd, u64 start, u64 length,
+			     u64 virt_addr, int access, bool replace,
+			     u32 replace_handle,
+			     struct virtio_rdma_mr_resp *resp,
+			     struct ib_umem **out)
 {
 	struct vrdma_dev *dev = to_vdev(pd->device);
 	struct virtio_rdma_create_mr_req req = {};
-	struct virtio_rdma_mr_resp resp;
 	struct vrdma_pl pl = {};
 	struct ib_umem *umem;
-	struct vrdma_mr *mr;
 	unsigned long pgsz;
+	u32 flags = 0;
 	u64 npages;
 	int err;
 
-	access = vrdma_mr_access(access);
-	if (access < 0)
-		return ERR_PTR(access);
 	if (!length || length > dev->caps.max_mr_size)
-		return ERR_PTR(-EINVAL);
-
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
-	if (!mr)
-		return ERR_PTR(-ENOMEM);
+		return -EINVAL;
 	umem = ib_umem_get(pd->device, start, length, access);
-	if (IS_ERR(umem)) {
-		err = PTR_ERR(umem);
-		goto err_mr;
-	}
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
 	/* The largest page size the device supports that maps this range. */
 	pgsz = ib_umem_find_best_pgsz(umem, dev->caps.page_size_cap, virt_addr);
 	if (!pgsz) {
@@ -202,28 +201,101 @@ struct ib_mr *vrdma_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 	req.page_shift = cpu_to_le32(ilog2(pgsz));
 	if (pl.top) {
 		req.page_list_addr = cpu_to_le64(pl.top_dma);
-		req.flags = cpu_to_le32(VIRTIO_RDMA_MR_F_PL_INDIRECT);
+		flags |= VIRTIO_RDMA_MR_F_PL_INDIRECT;
 	} else {
 		req.page_list_addr = cpu_to_le64(pl.chunk_dma[0]);
 	}
+	if (replace) {
+		flags |= VIRTIO_RDMA_MR_F_REPLACE;
+		req.replace_handle = cpu_to_le32(replace_handle);
+	}
+	req.flags = cpu_to_le32(flags);
 	err = vrdma_cmd(dev, VIRTIO_RDMA_CMD_CREATE_MR, &req, sizeof(req),
-			&resp, sizeof(resp));
+			resp, sizeof(*resp));
 	/* The device copied the list while executing the command. */
 	if (err && READ_ONCE(dev->broken))
 		goto err_umem;	/* it may still read the list: leak it */
 	vrdma_pl_free(dev, &pl);
 	if (err)
 		goto err_umem;
-	mr->umem = umem;
-	return vrdma_mr_done(mr, &resp);
+	*out = umem;
+	return 0;
 
 err_pl:
 	vrdma_pl_free(dev, &pl);
 err_umem:
 	ib_umem_release(umem);
-err_mr:
-	kfree(mr);
-	return ERR_PTR(err);
+	return err;
+}
+
+struct ib_mr *vrdma_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
+				u64 virt_addr, int access,
+				struct ib_udata *udata)
+{
+	struct virtio_rdma_mr_resp resp;
+	struct vrdma_mr *mr;
+	int err;
+
+	access = vrdma_mr_access(access);
+	if (access < 0)
+		return ERR_PTR(access);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	err = vrdma_user_mr_cmd(pd, start, length, virt_addr, access, false, 0,
+				&resp, &mr->umem);
+	if (err) {
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	mr->access = access;
+	return vrdma_mr_done(mr, &resp);
+}
+
+/*
+ * Re-registration in place with the keys kept, as users of rereg expect,
+ * through the device's MR_REPLACE.  Returning NULL tells ib_core the MR
+ * object stays; it then records the new PD, iova and length itself.
+ */
+struct ib_mr *vrdma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 virt_addr, int access,
+				  struct ib_pd *pd, struct ib_udata *udata)
+{
+	struct vrdma_dev *dev = to_vdev(ibmr->device);
+	struct vrdma_mr *mr = to_vmr(ibmr);
+	struct virtio_rdma_mr_resp resp;
+	struct ib_umem *umem;
+	int err;
+
+	if (!dev->mr_replace)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!mr->umem)
+		return ERR_PTR(-EINVAL);
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = mr->umem->address;
+		length = ibmr->length;
+		virt_addr = ibmr->iova;
+	}
+	if (flags & IB_MR_REREG_ACCESS) {
+		access = vrdma_mr_access(access);
+		if (access < 0)
+			return ERR_PTR(access);
+	} else {
+		access = mr->access;
+	}
+	err = vrdma_user_mr_cmd(pd, start, length, virt_addr, access, true,
+				mr->handle, &resp, &umem);
+	if (err)
+		return ERR_PTR(err);
+	if (le32_to_cpu(resp.lkey) != ibmr->lkey ||
+	    le32_to_cpu(resp.rkey) != ibmr->rkey)
+		dev_warn_ratelimited(&dev->ib.dev,
+				     "MR %u: device changed its keys on replace\n",
+				     mr->handle);
+	ib_umem_release(mr->umem);
+	mr->umem = umem;
+	mr->access = access;
+	return NULL;
 }
 
 struct ib_mr *vrdma_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,

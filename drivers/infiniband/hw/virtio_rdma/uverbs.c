@@ -87,6 +87,16 @@ void vrdma_dealloc_ucontext(struct ib_ucontext *uctx)
 {
 }
 
+/*
+ * ibv_import_device on a shared command fd: nothing driver-specific to
+ * report, the rings of each object come with its own creation.
+ */
+int vrdma_query_ucontext(struct ib_ucontext *uctx,
+			 struct uverbs_attr_bundle *attrs)
+{
+	return 0;
+}
+
 /* Gives @ring's memory to a new mmap entry of @uctx. */
 static int vrdma_ring_to_user(struct vrdma_dev *dev, struct ib_ucontext *uctx,
 			      struct vrdma_ring *ring,

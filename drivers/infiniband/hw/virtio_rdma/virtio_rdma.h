@@ -129,6 +129,7 @@ struct vrdma_dev {
 
 	struct vrdma_caps caps;
 	bool atomic;
+	bool mr_replace;	/* VIRTIO_RDMA_F_MR_REPLACE: rereg keeps keys */
 	struct virtio_rdma_query_port_resp port;	/* at probe */
 	u32 gid_tbl_len;
 	u8 max_mtu;
@@ -183,6 +184,7 @@ struct vrdma_mr {
 	struct ib_mr ibmr;
 	u32 handle;
 	struct ib_umem *umem;
+	int access;		/* user MRs: as registered, for rereg */
 	/* Fast-registration page list, device-readable for the MR's life. */
 	__le64 *pl;
 	dma_addr_t pl_dma;
@@ -316,6 +318,9 @@ struct ib_mr *vrdma_alloc_mr(struct ib_pd *pd, enum ib_mr_type type,
 			     u32 max_num_sg);
 int vrdma_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
+struct ib_mr *vrdma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 virt_addr, int access,
+				  struct ib_pd *pd, struct ib_udata *udata);
 int vrdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 /* ah.c */
@@ -328,6 +333,8 @@ int vrdma_destroy_ah(struct ib_ah *ibah, u32 flags);
 /* uverbs.c */
 int vrdma_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata);
 void vrdma_dealloc_ucontext(struct ib_ucontext *uctx);
+int vrdma_query_ucontext(struct ib_ucontext *uctx,
+			 struct uverbs_attr_bundle *attrs);
 int vrdma_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
 void vrdma_mmap_free(struct rdma_user_mmap_entry *e);
 void vrdma_user_ring_release(struct vrdma_ring *ring,
