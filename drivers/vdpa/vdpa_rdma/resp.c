@@ -66,7 +66,10 @@ static void vrdma_resp_nak(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		vrdma_xqp_fatal(dev, qp, ev);
 }
 
-/* Copy the next receive WQE; false if the RQ is empty. */
+static void vrdma_resp_recv_error(struct vrdma_dev *dev, struct vrdma_qp *qp,
+				  u8 status);
+
+/* Copy the next receive WQE; false if the RQ is empty or failed validation. */
 static bool vrdma_resp_get_rwqe(struct vrdma_dev *dev, struct vrdma_qp *qp)
 {
 	struct vrdma_xqp *x = qp->xqp;
@@ -90,9 +93,13 @@ static bool vrdma_resp_get_rwqe(struct vrdma_dev *dev, struct vrdma_qp *qp)
 	memcpy(&x->rwqe, src, sizeof(x->rwqe));
 	n = x->rwqe.num_sge;
 	if (n > qp->max_recv_sge ||
-	    VRDMA_RQ_WQE_HDR + n * sizeof(x->rsge[0]) > ring->stride)
-		n = 0;	/* caught by the length check as LOC_LEN_ERR */
-	x->rwqe.num_sge = n;
+	    VRDMA_RQ_WQE_HDR + n * sizeof(x->rsge[0]) > ring->stride) {
+		/* Malformed (spec: Ring validation): it fails, then the QP. */
+		vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_BAD_WQE);
+		vrdma_resp_recv_error(dev, qp, VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
+		vrdma_xqp_fatal(dev, qp, VRDMA_QP_EV_FATAL);
+		return false;
+	}
 	memcpy(x->rsge, src + 1, n * sizeof(x->rsge[0]));
 	x->rwqe_valid = true;
 	x->recv_off = 0;
@@ -332,6 +339,23 @@ static void vrdma_resp_duplicate(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	}
 }
 
+/*
+ * No receive WQE for a SEND or WRITE_WITH_IMM on RC: RNR NAK, or, when the
+ * RQ just failed validation and took the QP to ERR, a remote operational
+ * error so that the requester fails now instead of retrying into silence.
+ */
+static void vrdma_resp_no_rwqe(struct vrdma_dev *dev, struct vrdma_qp *qp)
+{
+	if (qp->type != VIRTIO_RDMA_QPT_RC)
+		return;
+	if (qp->state == VIRTIO_RDMA_QPS_ERR) {
+		vrdma_resp_nak(dev, qp, ROCE_AETH_NAK_REM_OP_ERR, -1);
+		return;
+	}
+	vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_RNR_NAK_SENT);
+	vrdma_resp_nak(dev, qp, ROCE_AETH_RNR_NAK | qp->attr.min_rnr_timer, -1);
+}
+
 static bool vrdma_resp_qp_allows(struct vrdma_qp *qp, u32 access)
 {
 	return le32_to_cpu(qp->attr.qp_access_flags) & access;
@@ -347,12 +371,7 @@ static bool vrdma_resp_send(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	int err;
 
 	if (!vrdma_resp_get_rwqe(dev, qp)) {
-		if (qp->type == VIRTIO_RDMA_QPT_RC &&
-		    qp->state != VIRTIO_RDMA_QPS_ERR) {
-			vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_RNR_NAK_SENT);
-			vrdma_resp_nak(dev, qp, ROCE_AETH_RNR_NAK |
-				       qp->attr.min_rnr_timer, -1);
-		}
+		vrdma_resp_no_rwqe(dev, qp);
 		return false;
 	}
 	err = vrdma_sgl_copy(dev, qp->pd, x->rsge, x->rwqe.num_sge,
@@ -424,11 +443,7 @@ static bool vrdma_resp_write(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	}
 	/* WRITE_WITH_IMM needs its receive WQE before any side effect. */
 	if ((f & ROCE_OPF_IMM) && !vrdma_resp_get_rwqe(dev, qp)) {
-		if (qp->type == VIRTIO_RDMA_QPT_RC) {
-			vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_RNR_NAK_SENT);
-			vrdma_resp_nak(dev, qp, ROCE_AETH_RNR_NAK |
-				       qp->attr.min_rnr_timer, -1);
-		}
+		vrdma_resp_no_rwqe(dev, qp);
 		return false;
 	}
 	if (pkt->payload_len) {
