@@ -976,17 +976,15 @@ static void case_rq(const char *name, enum rq_lie lie)
 		  p.y.d->mr->lkey, 0, 0);
 	switch (lie) {
 	case RQ_PROD_BEYOND:
+		/* The responder's error reaches the sender as a NAK. */
 		expect_fatal(&p.x);
+		expect_wc(&p.y, 0x5e0, IBV_WC_REM_OP_ERR);
 		break;
 	case RQ_NUM_SGE:
-		/*
-		 * The device takes it as a WQE without SGEs: no room for
-		 * the message, and the sender is told.  (The spec also asks
-		 * for QP_FATAL here, which the device does not send yet.)
-		 */
-		expect_wc(&p.x, 0x7e0, IBV_WC_LOC_LEN_ERR);
-		expect_wc(&p.y, 0x5e0, IBV_WC_REM_INV_REQ_ERR);
-		expect_state(&p.x, IBV_QPS_ERR, WAIT_MS);
+		/* Malformed: its own status, QP_FATAL, and a NAK. */
+		expect_wc(&p.x, 0x7e0, IBV_WC_LOC_QP_OP_ERR);
+		expect_fatal(&p.x);
+		expect_wc(&p.y, 0x5e0, IBV_WC_REM_OP_ERR);
 		break;
 	case RQ_BELOW_MR:
 	case RQ_FOREIGN:
