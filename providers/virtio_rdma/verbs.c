@@ -213,6 +213,18 @@ static void vrdma_unimport_mr(struct ibv_mr *mr)
 	free(container_of(mr, struct verbs_mr, ibv_mr));
 }
 
+/*
+ * The device has no memory windows (VIRTIO_RDMA_F_MW is not implemented).
+ * A type that is no MW type at all is still a bad argument.
+ */
+static struct ibv_mw *vrdma_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	(void)pd;
+	errno = type == IBV_MW_TYPE_1 || type == IBV_MW_TYPE_2 ? EOPNOTSUPP :
+								 EINVAL;
+	return NULL;
+}
+
 static struct ibv_mr *vrdma_reg_mr(struct ibv_pd *pd, void *addr,
 				   size_t length, uint64_t hca_va, int access)
 {
@@ -596,6 +608,7 @@ static void vrdma_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops vrdma_ctx_ops = {
+	.alloc_mw = vrdma_alloc_mw,
 	.alloc_parent_domain = vrdma_alloc_parent_domain,
 	.alloc_pd = vrdma_alloc_pd,
 	.attach_mcast = ibv_cmd_attach_mcast,

@@ -126,7 +126,7 @@ struct verbs_cq {
 struct verbs_context_ops {
 	void *advise_mr;
 	void *alloc_dm;
-	void *alloc_mw;
+	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
 	void *alloc_null_mr;
 	struct ibv_pd *(*alloc_parent_domain)(struct ibv_context *context,
 					      struct ibv_parent_domain_init_attr *attr);
