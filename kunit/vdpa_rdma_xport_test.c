@@ -214,6 +214,47 @@ static void xport_timeout_ns(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, roce_rel_timeout_ns(255), 4096ull << 31);
 }
 
+static void xport_srtt(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, roce_rel_srtt(0, 800000), 800000ull);
+	KUNIT_EXPECT_EQ(test, roce_rel_srtt(0, 0), 1ull);
+	/* 7/8 old + 1/8 new */
+	KUNIT_EXPECT_EQ(test, roce_rel_srtt(800000, 1600000), 900000ull);
+	KUNIT_EXPECT_EQ(test, roce_rel_srtt(800000, 0), 700000ull);
+}
+
+static void xport_probe_ns(struct kunit *test)
+{
+	u64 rto = roce_rel_timeout_ns(17);	/* rdma_cm's RoCE default */
+
+	/* No RTT measured or no timer: no probe. */
+	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(0, rto), 0ull);
+	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(1000000, 0), 0ull);
+	/* 2 * srtt + 1 ms, at least 2 ms */
+	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(1000000, rto), 3000000ull);
+	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(1000, rto), 2000000ull);
+	/* Not when it would not come well before the timeout. */
+	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(1000000, 6000000), 0ull);
+	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(1000000, 6000002), 3000000ull);
+}
+
+static void xport_cwnd(struct kunit *test)
+{
+	u32 w = ROCE_REL_CWND_MAX;
+	int i;
+
+	KUNIT_EXPECT_EQ(test, roce_rel_cwnd_ack(w), (u32)ROCE_REL_CWND_MAX);
+	w = roce_rel_cwnd_loss(w);
+	KUNIT_EXPECT_EQ(test, w, (u32)ROCE_REL_CWND_MAX / 2);
+	for (i = 0; i < 10; i++)
+		w = roce_rel_cwnd_loss(w);
+	KUNIT_EXPECT_EQ(test, w, (u32)ROCE_REL_CWND_MIN);
+	KUNIT_EXPECT_EQ(test, roce_rel_cwnd_ack(w), (u32)ROCE_REL_CWND_MIN + 1);
+	for (i = 0; i < 200; i++)
+		w = roce_rel_cwnd_ack(w);
+	KUNIT_EXPECT_EQ(test, w, (u32)ROCE_REL_CWND_MAX);
+}
+
 static void xport_read_resp(struct kunit *test)
 {
 	struct roce_rel_req r = req(99, 120);
@@ -272,6 +313,9 @@ static struct kunit_case xport_cases[] = {
 	KUNIT_CASE(xport_rnr),
 	KUNIT_CASE(xport_timeout),
 	KUNIT_CASE(xport_timeout_ns),
+	KUNIT_CASE(xport_srtt),
+	KUNIT_CASE(xport_probe_ns),
+	KUNIT_CASE(xport_cwnd),
 	KUNIT_CASE(xport_read_resp),
 	KUNIT_CASE(xport_resp_psn),
 	{}

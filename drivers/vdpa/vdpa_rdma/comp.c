@@ -25,16 +25,23 @@ static struct vrdma_swqe *vrdma_comp_wqe(struct vrdma_qp *qp, u32 idx)
 	return &qp->xqp->swq[idx & (qp->sq.depth - 1)];
 }
 
+/*
+ * Whether a started WQE is unfinished.  A go-back-N may have moved sq_next
+ * back over WQEs that are still unacknowledged, so look up to sq_fetched.
+ */
 static bool vrdma_comp_outstanding(struct vrdma_qp *qp)
 {
 	struct vrdma_xqp *x = qp->xqp;
+	struct vrdma_swqe *w;
 	u32 i;
 
 	if (x->req_off)
 		return true;
-	for (i = qp->sq_cons; i != x->sq_next; i++)
-		if (vrdma_comp_wqe(qp, i)->state != VRDMA_SWQE_DONE)
+	for (i = qp->sq_cons; i != x->sq_fetched; i++) {
+		w = vrdma_comp_wqe(qp, i);
+		if (w->started && w->state != VRDMA_SWQE_DONE)
 			return true;
+	}
 	return false;
 }
 
@@ -98,6 +105,14 @@ static void vrdma_comp_progress(struct vrdma_qp *qp, u32 psn)
 	x->retry_left = qp->attr.retry_cnt;
 	x->rnr_left = qp->attr.rnr_retry;
 	x->tmo_backoff = 0;
+	x->cwnd = roce_rel_cwnd_ack(x->cwnd);
+	if (x->rtt_valid && roce_psn_after_eq(psn, x->rtt_psn)) {
+		x->srtt_ns = roce_rel_srtt(x->srtt_ns,
+					   ktime_get_ns() - x->rtt_t0);
+		x->rtt_valid = false;
+	}
+	x->probed = false;
+	vrdma_req_acked(qp);
 	vrdma_xqp_timer_arm(x);
 }
 
@@ -113,10 +128,14 @@ static bool vrdma_comp_ack_upto(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	struct vrdma_swqe *w;
 	u32 i;
 
-	for (i = qp->sq_cons; i != x->sq_next; i++) {
+	/* Up to sq_fetched: a go-back-N may have moved sq_next back. */
+	for (i = qp->sq_cons; i != x->sq_fetched; i++) {
 		w = vrdma_comp_wqe(qp, i);
+		/* Local WQEs are DONE without being started. */
 		if (w->state == VRDMA_SWQE_DONE)
 			continue;
+		if (!w->started)
+			break;
 		if (roce_psn_before(psn, w->last_psn))
 			break;
 		if (w->rd_atomic) {
@@ -172,6 +191,7 @@ static void vrdma_comp_go_back(struct vrdma_dev *dev, struct vrdma_qp *qp,
 
 	x->gap_valid = true;
 	x->gap_psn = psn;
+	x->cwnd = roce_rel_cwnd_loss(x->cwnd);
 	vrdma_req_retransmit(dev, qp, psn);
 }
 
@@ -362,6 +382,20 @@ void vrdma_comp_timeout(struct vrdma_dev *dev, struct vrdma_qp *qp)
 	    (qp->state != VIRTIO_RDMA_QPS_RTS &&
 	     qp->state != VIRTIO_RDMA_QPS_SQD))
 		return;
+	if (x->probe_armed) {
+		/*
+		 * Go back N without using up a retry: this also gets past a
+		 * lost NAK, after which the responder drops every packet but
+		 * the one it expects.
+		 */
+		x->probe_armed = false;
+		if (!vrdma_comp_outstanding(qp) || x->rnr_wait)
+			return;
+		x->probed = true;
+		vrdma_req_retransmit(dev, qp, roce_psn_add(x->acked_psn, 1));
+		vrdma_xqp_timer_arm(x);
+		return;
+	}
 	vrdma_comp_rel(qp, &r);
 	switch (roce_rel_timeout(&r, vrdma_comp_outstanding(qp), x->rnr_wait)) {
 	case ROCE_TMO_NONE:
@@ -378,6 +412,7 @@ void vrdma_comp_timeout(struct vrdma_dev *dev, struct vrdma_qp *qp)
 	x->retry_left--;
 	if (x->tmo_backoff < VRDMA_TMO_BACKOFF_MAX)
 		x->tmo_backoff++;
+	x->cwnd = roce_rel_cwnd_loss(x->cwnd);
 	x->gap_valid = false;
 	vrdma_req_retransmit(dev, qp, roce_psn_add(x->acked_psn, 1));
 	vrdma_xqp_timer_arm(x);

@@ -10,12 +10,12 @@
  */
 #include "roce.h"
 #include "roce_psn.h"
+#include "roce_rel.h"
 #include "vdpa_rdma.h"
 #include "xport.h"
 
 #define VRDMA_REQ_BUDGET	256
-/* Packets in flight before the requester waits for an ACK. */
-#define VRDMA_REQ_WINDOW	128
+/* A long message asks for an ACK at least every this many packets. */
 #define VRDMA_REQ_ACK_EVERY	32
 
 #define VRDMA_SQ_WQE_HDR	sizeof(struct virtio_rdma_sq_wqe)
@@ -284,6 +284,21 @@ static u8 vrdma_req_opcode(const struct vrdma_qp *qp,
 	return t | op;
 }
 
+/*
+ * Whether a packet asks for an ACK: the last of a message; one in every
+ * VRDMA_REQ_ACK_EVERY; every one once half the window is unacknowledged,
+ * or the requester would wait for an ACK that nothing asked for; and the
+ * newest packet sent again (the tail-loss probe).
+ */
+static bool vrdma_req_ack_req(const struct vrdma_xqp *x, u32 npsn, bool last)
+{
+	u32 end = roce_psn_add(x->req_psn, npsn);
+
+	return last || !(x->req_psn % VRDMA_REQ_ACK_EVERY) ||
+	       roce_psn_diff(end, x->acked_psn) > (s32)x->cwnd / 2 ||
+	       end == x->sent_psn;
+}
+
 /* Send the next packet of @w; returns false if the WQE failed. */
 static bool vrdma_req_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
 			     struct vrdma_swqe *w)
@@ -346,7 +361,7 @@ static bool vrdma_req_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	} else {
 		pkt.dqpn = le32_to_cpu(qp->attr.dest_qp_num);
 		pkt.ack_req = qp->type == VIRTIO_RDMA_QPT_RC &&
-			(last || !(x->req_psn % VRDMA_REQ_ACK_EVERY));
+			vrdma_req_ack_req(x, npsn, last);
 	}
 
 	skb = vrdma_xqp_pkt_alloc(dev, &pkt, &payload);
@@ -369,6 +384,13 @@ static bool vrdma_req_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		vrdma_swqe_fail(dev, w, VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
 		w->soft_err = true;
 		return false;
+	}
+	if (qp->type == VIRTIO_RDMA_QPT_RC && !x->rtt_valid &&
+	    x->req_psn == x->sent_psn && (pkt.ack_req || w->rd_atomic)) {
+		/* Time a first transmission only (Karn). */
+		x->rtt_valid = true;
+		x->rtt_psn = roce_psn_add(x->req_psn, npsn - 1);
+		x->rtt_t0 = ktime_get_ns();
 	}
 	x->req_psn = roce_psn_add(x->req_psn, npsn);
 	if (roce_psn_after(x->req_psn, x->sent_psn))
@@ -448,7 +470,7 @@ void vrdma_req_process(struct vrdma_dev *dev, struct vrdma_qp *qp)
 						  w->read_off / x->mtu);
 		}
 		if (qp->type == VIRTIO_RDMA_QPT_RC &&
-		    roce_psn_diff(x->req_psn, x->acked_psn) > VRDMA_REQ_WINDOW)
+		    roce_psn_diff(x->req_psn, x->acked_psn) > (s32)x->cwnd)
 			break;
 		vrdma_req_packet(dev, qp, w);
 	}
@@ -458,22 +480,25 @@ void vrdma_req_process(struct vrdma_dev *dev, struct vrdma_qp *qp)
 }
 
 /*
- * Go back N: send again from @psn, the first PSN the responder lacks.  A
- * SEND or WRITE resumes at the packet that holds @psn; a READ is requested
- * again for the part whose responses have not arrived; an atomic is sent
- * again whole.  Later WQEs follow with their own PSNs.
+ * Point the requester at @psn, the first PSN the responder lacks.  A SEND
+ * or WRITE resumes at the packet that holds @psn; a READ is requested again
+ * for the part whose responses have not arrived; an atomic is sent again
+ * whole.  Later WQEs follow with their own PSNs.  Returns false when no
+ * unfinished WQE that was sent holds @psn.
  */
-void vrdma_req_retransmit(struct vrdma_dev *dev, struct vrdma_qp *qp,
-			  u32 psn)
+static bool vrdma_req_seek(struct vrdma_qp *qp, u32 psn)
 {
 	struct vrdma_xqp *x = qp->xqp;
 	struct vrdma_swqe *w;
 	u32 i;
 
-	for (i = qp->sq_cons; i != x->sq_next + (x->req_off ? 1 : 0); i++) {
+	for (i = qp->sq_cons; i != x->sq_fetched; i++) {
 		w = &x->swq[i & (qp->sq.depth - 1)];
-		if (w->state == VRDMA_SWQE_DONE || !w->started)
+		/* Local WQEs are DONE without being started. */
+		if (w->state == VRDMA_SWQE_DONE)
 			continue;
+		if (!w->started)
+			break;
 		if (roce_psn_after(psn, w->last_psn))
 			continue;
 		if (roce_psn_before(psn, w->first_psn))
@@ -487,13 +512,45 @@ void vrdma_req_retransmit(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		else
 			x->req_off = roce_psn_sub(psn, w->first_psn) * x->mtu;
 		x->req_psn = psn;
-		vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_RETRANSMITS);
 		for (; i != x->sq_fetched; i++) {
 			w = &x->swq[i & (qp->sq.depth - 1)];
 			if (w->state == VRDMA_SWQE_SENT)
 				w->state = VRDMA_SWQE_SENDING;
 		}
-		vrdma_xqp_kick(dev, qp);
-		return;
+		return true;
 	}
+	return false;
+}
+
+/* Go back N: send again from @psn. */
+void vrdma_req_retransmit(struct vrdma_dev *dev, struct vrdma_qp *qp,
+			  u32 psn)
+{
+	if (!vrdma_req_seek(qp, psn))
+		return;
+	qp->xqp->rtt_valid = false;
+	vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_RETRANSMITS);
+	vrdma_xqp_kick(dev, qp);
+}
+
+/*
+ * An acknowledgment reached past the PSN the requester was about to send
+ * again after a go-back-N: what it covers need not go again.
+ */
+void vrdma_req_acked(struct vrdma_qp *qp)
+{
+	struct vrdma_xqp *x = qp->xqp;
+	struct vrdma_swqe *w;
+
+	if (roce_psn_before(x->acked_psn, x->req_psn) ||
+	    vrdma_req_seek(qp, roce_psn_add(x->acked_psn, 1)))
+		return;
+	/* Every WQE sent is finished: go on with new ones. */
+	for (; x->sq_next != x->sq_fetched; x->sq_next++) {
+		w = &x->swq[x->sq_next & (qp->sq.depth - 1)];
+		if (!w->started && w->state != VRDMA_SWQE_DONE)
+			break;
+	}
+	x->req_off = 0;
+	x->req_psn = x->sent_psn;
 }

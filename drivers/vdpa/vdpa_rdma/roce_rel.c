@@ -16,6 +16,9 @@
 
 /* Timers shorter than this only cause spurious retransmissions. */
 #define ROCE_REL_MIN_TIMEOUT_NS	(500 * NSEC_PER_USEC)
+/* Scheduling jitter of a software responder, on top of twice the RTT. */
+#define ROCE_REL_PROBE_SLACK_NS	(1 * NSEC_PER_MSEC)
+#define ROCE_REL_PROBE_MIN_NS	(2 * NSEC_PER_MSEC)
 
 static u8 roce_rel_nak_status(u8 code)
 {
@@ -170,3 +173,72 @@ u64 roce_rel_timeout_ns(u8 timeout)
 		     ROCE_REL_MIN_TIMEOUT_NS);
 }
 EXPORT_SYMBOL_IF_KUNIT(roce_rel_timeout_ns);
+
+/**
+ * roce_rel_srtt - fold one round-trip sample into the smoothed RTT
+ * @srtt_ns: the current estimate, 0 if there is none yet
+ * @sample_ns: time from sending a packet that asked for an ACK to its ACK
+ *
+ * Return: the new estimate, 7/8 of the old one and 1/8 of the sample.
+ */
+u64 roce_rel_srtt(u64 srtt_ns, u64 sample_ns)
+{
+	if (!srtt_ns)
+		return sample_ns ?: 1;
+	return srtt_ns - (srtt_ns >> 3) + (sample_ns >> 3);
+}
+EXPORT_SYMBOL_IF_KUNIT(roce_rel_srtt);
+
+/**
+ * roce_rel_probe_ns - when to probe for a lost tail
+ * @srtt_ns: smoothed RTT, 0 if unknown
+ * @rto_ns: the retransmission timeout, 0 if the QP has none
+ *
+ * A lost last packet, or a lost ACK for it, is otherwise noticed only when
+ * the Local ACK Timeout expires (rdma_cm's RoCE default is 0.5 s), and so
+ * is a lost sequence NAK, after which the responder drops everything but
+ * the PSN it expects.  At twice the RTT plus slack the requester goes back
+ * to the first unacknowledged PSN once, without using up the retry count;
+ * the newest packet it sends again asks for an ACK.
+ *
+ * Return: the probe delay, or 0 for no probe (RTT unknown, or a probe
+ * would not come sooner than half the timeout).
+ */
+u64 roce_rel_probe_ns(u64 srtt_ns, u64 rto_ns)
+{
+	u64 ns;
+
+	if (!srtt_ns || !rto_ns)
+		return 0;
+	ns = max_t(u64, 2 * srtt_ns + ROCE_REL_PROBE_SLACK_NS,
+		   ROCE_REL_PROBE_MIN_NS);
+	return ns < rto_ns / 2 ? ns : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(roce_rel_probe_ns);
+
+/**
+ * roce_rel_cwnd_loss - the window after a loss (sequence NAK or timeout)
+ * @cwnd: the current window
+ *
+ * Go-back-N sends everything after a lost packet again, so on a lossy path
+ * a full window costs up to a window per loss; halving bounds that.
+ *
+ * Return: half the window, at least ROCE_REL_CWND_MIN.
+ */
+u32 roce_rel_cwnd_loss(u32 cwnd)
+{
+	return max_t(u32, cwnd / 2, ROCE_REL_CWND_MIN);
+}
+EXPORT_SYMBOL_IF_KUNIT(roce_rel_cwnd_loss);
+
+/**
+ * roce_rel_cwnd_ack - the window after an acknowledgment that made progress
+ * @cwnd: the current window
+ *
+ * Return: one packet more, at most ROCE_REL_CWND_MAX.
+ */
+u32 roce_rel_cwnd_ack(u32 cwnd)
+{
+	return min_t(u32, cwnd + 1, ROCE_REL_CWND_MAX);
+}
+EXPORT_SYMBOL_IF_KUNIT(roce_rel_cwnd_ack);

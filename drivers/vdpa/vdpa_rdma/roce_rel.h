@@ -75,4 +75,14 @@ enum roce_rel_rpsn roce_rel_resp_psn(u32 epsn, u32 psn, bool nak_sent);
 /* Retransmission timeout for the QP attribute @timeout, 0 = none. */
 u64 roce_rel_timeout_ns(u8 timeout);
 
+/* Tail-loss probe: the smoothed RTT and the probe delay derived from it. */
+u64 roce_rel_srtt(u64 srtt_ns, u64 sample_ns);
+u64 roce_rel_probe_ns(u64 srtt_ns, u64 rto_ns);
+
+/* The requester's window of unacknowledged packets, in packets. */
+#define ROCE_REL_CWND_MIN	8
+#define ROCE_REL_CWND_MAX	128
+u32 roce_rel_cwnd_loss(u32 cwnd);
+u32 roce_rel_cwnd_ack(u32 cwnd);
+
 #endif /* _VDPA_RDMA_ROCE_REL_H */

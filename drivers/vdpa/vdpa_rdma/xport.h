@@ -93,6 +93,13 @@ struct vrdma_xqp {
 	u8 retry_left;
 	u8 rnr_left;
 	u8 tmo_backoff;			/* timeouts since progress: timer doubles */
+	u32 cwnd;			/* unacknowledged packets at most */
+	u64 srtt_ns;			/* smoothed RTT, 0 = not measured yet */
+	u64 rtt_t0;			/* when rtt_psn was sent */
+	u32 rtt_psn;
+	bool rtt_valid;			/* rtt_psn is being timed */
+	bool probe_armed;		/* the timer is the tail-loss probe */
+	bool probed;			/* probe sent since the last progress */
 	bool rnr_wait;
 	bool gap_valid;			/* went back to gap_psn already */
 	u32 gap_psn;
@@ -199,6 +206,7 @@ void vrdma_xqp_timer_arm(struct vrdma_xqp *x);
 
 /* ---- req.c ---- */
 void vrdma_req_process(struct vrdma_dev *dev, struct vrdma_qp *qp);
+void vrdma_req_acked(struct vrdma_qp *qp);
 void vrdma_req_retransmit(struct vrdma_dev *dev, struct vrdma_qp *qp,
 			  u32 psn);
 u32 vrdma_req_npkts(u32 len, u32 mtu);

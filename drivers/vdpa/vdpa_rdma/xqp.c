@@ -65,16 +65,20 @@ static enum hrtimer_restart vrdma_rnr_fn(struct hrtimer *t)
  * whole window again on every expiry, queued ahead of the new requests it
  * has yet to acknowledge: each timeout then causes the next, until the
  * retries run out.  The spec's timeout is a minimum; waiting longer is
- * allowed.
+ * allowed.  Once per progress the timer first fires early, as the
+ * tail-loss probe (roce_rel_probe_ns()).
  */
 void vrdma_xqp_timer_arm(struct vrdma_xqp *x)
 {
-	u64 ns = roce_rel_timeout_ns(x->qp->attr.timeout);
+	u64 ns = roce_rel_timeout_ns(x->qp->attr.timeout), probe;
 
 	if (!ns)
 		return;
 	ns <<= min_t(u8, x->tmo_backoff, VRDMA_TMO_BACKOFF_MAX);
-	hrtimer_start(&x->retrans_timer, ns_to_ktime(ns), HRTIMER_MODE_REL_SOFT);
+	probe = x->probed ? 0 : roce_rel_probe_ns(x->srtt_ns, ns);
+	x->probe_armed = probe != 0;
+	hrtimer_start(&x->retrans_timer, ns_to_ktime(probe ?: ns),
+		      HRTIMER_MODE_REL_SOFT);
 }
 
 int vrdma_xqp_create(struct vrdma_dev *dev, struct vrdma_qp *qp)
@@ -142,6 +146,10 @@ static void vrdma_xqp_req_init(struct vrdma_qp *qp, struct vrdma_xqp *x)
 	x->retry_left = qp->attr.retry_cnt;
 	x->rnr_left = qp->attr.rnr_retry;
 	x->tmo_backoff = 0;
+	x->cwnd = ROCE_REL_CWND_MAX;
+	x->rtt_valid = false;
+	x->probe_armed = false;
+	x->probed = false;
 	x->rnr_wait = false;
 }
 
