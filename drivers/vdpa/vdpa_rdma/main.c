@@ -329,6 +329,7 @@ static void vrdma_free(struct vdpa_device *vdpa)
 	struct net_device *ndev;
 	int i;
 
+	vrdma_debugfs_del(dev);
 	/* No notifier may look at the device from here on. */
 	vrdma_dev_list_del(dev);
 	/* Nor a received packet. */
@@ -522,6 +523,7 @@ static int vrdma_dev_add(struct vdpa_mgmt_dev *mdev, const char *name,
 	ret = _vdpa_register_device(&dev->vdpa, dev->nvqs);
 	if (ret)
 		goto err_put;
+	vrdma_debugfs_add(dev);
 	dev_info(&dev->vdpa.dev, "virtio-rdma device on %s, %u queue pairs\n",
 		 netdev_name(ndev), nqp);
 	return 0;
@@ -578,9 +580,11 @@ static int __init vrdma_init(void)
 {
 	int ret;
 
+	vrdma_debugfs_init();
 	ret = device_register(&vrdma_mgmtdev_device);
 	if (ret) {
 		put_device(&vrdma_mgmtdev_device);
+		vrdma_debugfs_exit();
 		return ret;
 	}
 	ret = vrdma_net_register();
@@ -600,6 +604,7 @@ err_net:
 	vrdma_net_unregister();
 err_dev:
 	device_unregister(&vrdma_mgmtdev_device);
+	vrdma_debugfs_exit();
 	return ret;
 }
 
@@ -609,6 +614,7 @@ static void __exit vrdma_exit(void)
 	vrdma_netdev_unregister_notifier();
 	vrdma_net_unregister();
 	device_unregister(&vrdma_mgmtdev_device);
+	vrdma_debugfs_exit();
 }
 
 module_init(vrdma_init);

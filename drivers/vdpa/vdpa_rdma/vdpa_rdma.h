@@ -230,6 +230,8 @@ struct vrdma_dev {
 	/* RoCEv2 transport state (xport.h); NULL while not attached. */
 	struct vrdma_xdev *xdev;
 
+	struct dentry *debugfs;		/* debugfs.c */
+
 	/* Command buffers, used by the worker under @lock only. */
 	union {
 		struct virtio_rdma_query_port_req query_port;
@@ -299,6 +301,12 @@ bool vrdma_ctrl_process(struct vrdma_dev *dev);
 /* event.c */
 void vrdma_event_init(struct vrdma_event *ev, u32 type, u32 handle, u16 eventq);
 void vrdma_event_raise(struct vrdma_dev *dev, struct vrdma_event *ev, u32 data);
+
+/* debugfs.c */
+void vrdma_debugfs_add(struct vrdma_dev *dev);
+void vrdma_debugfs_del(struct vrdma_dev *dev);
+void vrdma_debugfs_init(void);
+void vrdma_debugfs_exit(void);
 void vrdma_event_cancel(struct vrdma_dev *dev, struct vrdma_event *ev);
 void vrdma_events_discard(struct vrdma_dev *dev);
 bool vrdma_events_deliver(struct vrdma_dev *dev, u16 eventq);

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vdpa_rdma: the state of every QP and CQ of a device, for debugging a
+ * connection that stopped moving: /sys/kernel/debug/vdpa_rdma/<dev>/qps
+ * and .../cqs.  One line per object; ring indices as the device sees them.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "vdpa_rdma.h"
+#include "xport.h"
+
+static struct dentry *vrdma_debugfs_root;
+
+static u32 vrdma_dbg_le(const __le32 *p)
+{
+	return le32_to_cpu(READ_ONCE(*p));
+}
+
+/* The oldest unfinished send WQEs: what a stuck requester waits for. */
+static void vrdma_dbg_swqes(struct seq_file *s, struct vrdma_qp *qp)
+{
+	struct vrdma_xqp *x = qp->xqp;
+	struct vrdma_swqe *w;
+	u32 i;
+	int n = 0;
+
+	for (i = qp->sq_cons; i != x->sq_fetched && n < 4; i++, n++) {
+		w = &x->swq[i & (qp->sq.depth - 1)];
+		seq_printf(s, "\n  wqe %u op %u state %u started %d psn %u-%u len %u read_off %u status %u",
+			   i, w->wqe.opcode, w->state, w->started,
+			   w->first_psn, w->last_psn, w->len, w->read_off,
+			   w->status);
+	}
+}
+
+static void vrdma_dbg_xqp(struct seq_file *s, struct vrdma_qp *qp)
+{
+	struct vrdma_xqp *x = qp->xqp;
+
+	if (!x)
+		return;
+	seq_printf(s, " fetched %u next %u req_off %u req_psn %u sent_psn %u acked_psn %u cwnd %u retry_left %u rnr_left %u backoff %u srtt_us %llu",
+		   x->sq_fetched, x->sq_next, x->req_off, x->req_psn,
+		   x->sent_psn, x->acked_psn, x->cwnd, x->retry_left,
+		   x->rnr_left, x->tmo_backoff, x->srtt_ns / NSEC_PER_USEC);
+	seq_printf(s, " rnr_wait %d gap %d/%u probe %d/%d timer %d rxq %u",
+		   x->rnr_wait, x->gap_valid, x->gap_psn, x->probe_armed,
+		   x->probed, hrtimer_active(&x->retrans_timer),
+		   skb_queue_len(&x->rxq));
+	seq_printf(s, " epsn %u msn %u nak_sent %d ack_pending %d rwqe %d",
+		   x->epsn, x->msn, x->nak_sent, x->ack_pending,
+		   x->rwqe_valid);
+	vrdma_dbg_swqes(s, qp);
+}
+
+static int vrdma_dbg_qps_show(struct seq_file *s, void *unused)
+{
+	struct vrdma_dev *dev = s->private;
+	struct vrdma_qp *qp;
+	unsigned long i;
+
+	mutex_lock(&dev->lock);
+	xa_for_each(&dev->qps, i, qp) {
+		seq_printf(s, "qp %u type %u state %u sq prod %u cons %u notify %u",
+			   qp->qpn, qp->type, qp->state,
+			   vrdma_dbg_le(&qp->sq.ctl->prod), qp->sq_cons,
+			   vrdma_dbg_le(&qp->sq.ctl->notify));
+		if (qp->rq.depth)
+			seq_printf(s, " rq prod %u cons %u notify %u",
+				   vrdma_dbg_le(&qp->rq.ctl->prod), qp->rq_cons,
+				   vrdma_dbg_le(&qp->rq.ctl->notify));
+		vrdma_dbg_xqp(s, qp);
+		seq_putc(s, '\n');
+	}
+	mutex_unlock(&dev->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(vrdma_dbg_qps);
+
+static int vrdma_dbg_cqs_show(struct seq_file *s, void *unused)
+{
+	struct vrdma_dev *dev = s->private;
+	struct vrdma_cq *cq;
+	unsigned long i;
+
+	mutex_lock(&dev->lock);
+	xa_for_each(&dev->cqs, i, cq)
+		seq_printf(s, "cq %u eventq %u prod %u cons %u arm 0x%x overflow %d comp_ev_pending %d\n",
+			   cq->handle, cq->eventq, cq->prod,
+			   vrdma_dbg_le(&cq->ring.ctl->cons),
+			   vrdma_dbg_le(&cq->ring.ctl->notify), cq->overflow,
+			   cq->comp_ev.pending);
+	mutex_unlock(&dev->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(vrdma_dbg_cqs);
+
+void vrdma_debugfs_add(struct vrdma_dev *dev)
+{
+	if (!vrdma_debugfs_root)
+		return;
+	dev->debugfs = debugfs_create_dir(dev->name, vrdma_debugfs_root);
+	debugfs_create_file("qps", 0400, dev->debugfs, dev, &vrdma_dbg_qps_fops);
+	debugfs_create_file("cqs", 0400, dev->debugfs, dev, &vrdma_dbg_cqs_fops);
+}
+
+void vrdma_debugfs_del(struct vrdma_dev *dev)
+{
+	debugfs_remove_recursive(dev->debugfs);
+	dev->debugfs = NULL;
+}
+
+void vrdma_debugfs_init(void)
+{
+	vrdma_debugfs_root = debugfs_create_dir("vdpa_rdma", NULL);
+}
+
+void vrdma_debugfs_exit(void)
+{
+	debugfs_remove_recursive(vrdma_debugfs_root);
+}
