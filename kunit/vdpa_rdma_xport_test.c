@@ -230,12 +230,12 @@ static void xport_probe_ns(struct kunit *test)
 	/* No RTT measured or no timer: no probe. */
 	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(0, rto), 0ull);
 	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(1000000, 0), 0ull);
-	/* 2 * srtt + 1 ms, at least 2 ms */
-	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(1000000, rto), 3000000ull);
-	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(1000, rto), 2000000ull);
+	/* 2 * srtt + 1 ms, at least 10 ms */
+	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(8000000, rto), 17000000ull);
+	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(1000000, rto), 10000000ull);
 	/* Not when it would not come well before the timeout. */
-	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(1000000, 6000000), 0ull);
-	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(1000000, 6000002), 3000000ull);
+	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(8000000, 34000000), 0ull);
+	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(8000000, 34000002), 17000000ull);
 }
 
 static void xport_cwnd(struct kunit *test)

@@ -18,7 +18,7 @@
 #define ROCE_REL_MIN_TIMEOUT_NS	(500 * NSEC_PER_USEC)
 /* Scheduling jitter of a software responder, on top of twice the RTT. */
 #define ROCE_REL_PROBE_SLACK_NS	(1 * NSEC_PER_MSEC)
-#define ROCE_REL_PROBE_MIN_NS	(2 * NSEC_PER_MSEC)
+#define ROCE_REL_PROBE_MIN_NS	(10 * NSEC_PER_MSEC)
 
 static u8 roce_rel_nak_status(u8 code)
 {
