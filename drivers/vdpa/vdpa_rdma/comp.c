@@ -88,7 +88,15 @@ void vrdma_comp_run(struct vrdma_dev *dev, struct vrdma_qp *qp)
 			return;
 		}
 	}
-	if (qp->type != VIRTIO_RDMA_QPT_RC || !x)
+	/*
+	 * Only RTS and SQD keep sq_cons <= sq_next <= sq_fetched: the flush
+	 * in ERR moves sq_cons past WQEs never fetched (up to a ring's worth
+	 * of garbage for an impossible prod), and walking from there to
+	 * sq_fetched would take 2^32 steps.  The timers stop with ERR anyway.
+	 */
+	if (qp->type != VIRTIO_RDMA_QPT_RC || !x ||
+	    (qp->state != VIRTIO_RDMA_QPS_RTS &&
+	     qp->state != VIRTIO_RDMA_QPS_SQD))
 		return;
 	if (!vrdma_comp_outstanding(qp))
 		hrtimer_try_to_cancel(&x->retrans_timer);
