@@ -68,3 +68,14 @@ pair_teardown() {
 pair_counter() { # ibdev name
 	rdma statistic show link "$1/1" | tr ' ' '\n' | grep -A1 -x "$2" | tail -n 1
 }
+# Wait until a TCP port listens: a pingpong or perftest client that finds no
+# listener gives up at once, and a server can take seconds to start under TCG.
+pair_wait_listen() { # port [command prefix, e.g. ip netns exec NS]
+	local port=$1 t
+	shift
+	for ((t = 0; t < 300; t++)); do
+		"$@" ss -Hltn "sport = :$port" | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}
