@@ -305,7 +305,13 @@ static void vrdma_xqp_run(struct vrdma_dev *dev, struct vrdma_qp *qp)
 
 	if (test_and_clear_bit(VRDMA_XQP_EV_RNR, &x->events))
 		x->rnr_wait = false;
-	if (test_and_clear_bit(VRDMA_XQP_EV_RETRANS, &x->events))
+	/*
+	 * An ACK taken above may have restarted the timer after it fired:
+	 * that expiry is stale, and acting on it would send the window
+	 * again for nothing.
+	 */
+	if (test_and_clear_bit(VRDMA_XQP_EV_RETRANS, &x->events) &&
+	    !hrtimer_is_queued(&x->retrans_timer))
 		vrdma_comp_timeout(dev, qp);
 	vrdma_comp_run(dev, qp);
 	vrdma_req_process(dev, qp);
