@@ -276,13 +276,17 @@ def run():
     mem.put(0, 0, struct.pack('<QQ', mem.pa[1], mem.pa[2]))
 
     def create_mr(pd=pd, access=LOCAL_WRITE, iova=0x10000, length=2 * PAGE,
-                  pla=pl_addr, npages=2, shift=12, flags=0):
+                  pla=pl_addr, npages=2, shift=12, flags=0, replace=0):
         return struct.pack('<IIQQQIIII', pd, access, iova, length, pla, npages,
-                           shift, flags, 0)
+                           shift, flags, replace)
 
     expect(dev, 'CREATE_MR unknown PD', NOENT, CREATE_MR, create_mr(pd=0xfffff0), 16)
     expect(dev, 'CREATE_MR unknown access bit', INVAL, CREATE_MR, create_mr(access=0x20), 16)
-    expect(dev, 'CREATE_MR unknown flag', INVAL, CREATE_MR, create_mr(flags=2), 16)
+    expect(dev, 'CREATE_MR unknown flag', INVAL, CREATE_MR, create_mr(flags=4), 16)
+    expect(dev, 'CREATE_MR replace_handle without MR_F_REPLACE', INVAL, CREATE_MR,
+           create_mr(replace=1), 16)
+    expect(dev, 'CREATE_MR MR_F_REPLACE of an unknown MR', NOENT, CREATE_MR,
+           create_mr(flags=2, replace=0xfffff0), 16)
     for shift in (11, 22, 64, 0xffffffff):
         expect(dev, f'CREATE_MR page_shift {shift}', INVAL, CREATE_MR, create_mr(shift=shift), 16)
     expect(dev, 'CREATE_MR length 0', INVAL, CREATE_MR, create_mr(length=0, npages=0), 16)

@@ -214,6 +214,8 @@ int vrdma_cmd_create_mr(struct vrdma_dev *dev)
 		return status;
 	if (flags & ~known)
 		return VIRTIO_RDMA_STATUS_INVAL;
+	if (!(flags & VIRTIO_RDMA_MR_F_REPLACE) && req->replace_handle)
+		return VIRTIO_RDMA_STATUS_INVAL;
 	if (flags & VIRTIO_RDMA_MR_F_REPLACE) {
 		old = xa_load(&dev->mrs, le32_to_cpu(req->replace_handle));
 		if (!old)
