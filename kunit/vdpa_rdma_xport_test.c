@@ -214,28 +214,65 @@ static void xport_timeout_ns(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, roce_rel_timeout_ns(255), 4096ull << 31);
 }
 
-static void xport_srtt(struct kunit *test)
+static void xport_rtt_sample(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, roce_rel_srtt(0, 800000), 800000ull);
-	KUNIT_EXPECT_EQ(test, roce_rel_srtt(0, 0), 1ull);
-	/* 7/8 old + 1/8 new */
-	KUNIT_EXPECT_EQ(test, roce_rel_srtt(800000, 1600000), 900000ull);
-	KUNIT_EXPECT_EQ(test, roce_rel_srtt(800000, 0), 700000ull);
+	struct roce_rel_rtt r = {};
+
+	/* The first sample: the RTT, and half of it as deviation. */
+	roce_rel_rtt_sample(&r, 800000);
+	KUNIT_EXPECT_EQ(test, r.srtt_ns, 800000ull);
+	KUNIT_EXPECT_EQ(test, r.rttvar_ns, 400000ull);
+	/* Then 7/8 old + 1/8 new, and 3/4 old deviation + 1/4 |error|. */
+	roce_rel_rtt_sample(&r, 1600000);
+	KUNIT_EXPECT_EQ(test, r.srtt_ns, 900000ull);
+	KUNIT_EXPECT_EQ(test, r.rttvar_ns, 500000ull);
+	roce_rel_rtt_sample(&r, 100000);
+	KUNIT_EXPECT_EQ(test, r.srtt_ns, 800000ull);
+	KUNIT_EXPECT_EQ(test, r.rttvar_ns, 575000ull);
+	/* A zero sample still counts as a measurement. */
+	r = (struct roce_rel_rtt){};
+	roce_rel_rtt_sample(&r, 0);
+	KUNIT_EXPECT_EQ(test, r.srtt_ns, 1ull);
+}
+
+static void xport_rto_ns(struct kunit *test)
+{
+	u64 t = roce_rel_timeout_ns(14);	/* 67.1 ms */
+	struct roce_rel_rtt r = {};
+
+	/* Unmeasured, or no timer: the attribute as it is. */
+	KUNIT_EXPECT_EQ(test, roce_rel_rto_ns(&r, t), t);
+	r.srtt_ns = 100000000;
+	KUNIT_EXPECT_EQ(test, roce_rel_rto_ns(&r, 0), 0ull);
+	/* SRTT + 4 * RTTVAR, never below the timeout nor above 4x it. */
+	r = (struct roce_rel_rtt){ .srtt_ns = 60000000, .rttvar_ns = 10000000 };
+	KUNIT_EXPECT_EQ(test, roce_rel_rto_ns(&r, t), 100000000ull);
+	r.rttvar_ns = 1000000;
+	KUNIT_EXPECT_EQ(test, roce_rel_rto_ns(&r, t), t);
+	r.rttvar_ns = 100000000;
+	KUNIT_EXPECT_EQ(test, roce_rel_rto_ns(&r, t), 4 * t);
 }
 
 static void xport_probe_ns(struct kunit *test)
 {
 	u64 rto = roce_rel_timeout_ns(17);	/* rdma_cm's RoCE default */
+	struct roce_rel_rtt r = {};
 
 	/* No RTT measured or no timer: no probe. */
-	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(0, rto), 0ull);
-	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(1000000, 0), 0ull);
-	/* 2 * srtt + 1 ms, at least 10 ms */
-	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(8000000, rto), 17000000ull);
-	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(1000000, rto), 10000000ull);
+	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(&r, rto), 0ull);
+	r.srtt_ns = 1000000;
+	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(&r, 0), 0ull);
+	/* max(2 * SRTT, SRTT + 4 * RTTVAR) + 1 ms, at least 10 ms */
+	r = (struct roce_rel_rtt){ .srtt_ns = 8000000, .rttvar_ns = 1000000 };
+	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(&r, rto), 17000000ull);
+	r.rttvar_ns = 4000000;
+	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(&r, rto), 25000000ull);
+	r = (struct roce_rel_rtt){ .srtt_ns = 1000000, .rttvar_ns = 500000 };
+	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(&r, rto), 10000000ull);
 	/* Not when it would not come well before the timeout. */
-	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(8000000, 34000000), 0ull);
-	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(8000000, 34000002), 17000000ull);
+	r = (struct roce_rel_rtt){ .srtt_ns = 8000000, .rttvar_ns = 1000000 };
+	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(&r, 34000000), 0ull);
+	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(&r, 34000002), 17000000ull);
 }
 
 static void xport_cwnd(struct kunit *test)
@@ -313,7 +350,8 @@ static struct kunit_case xport_cases[] = {
 	KUNIT_CASE(xport_rnr),
 	KUNIT_CASE(xport_timeout),
 	KUNIT_CASE(xport_timeout_ns),
-	KUNIT_CASE(xport_srtt),
+	KUNIT_CASE(xport_rtt_sample),
+	KUNIT_CASE(xport_rto_ns),
 	KUNIT_CASE(xport_probe_ns),
 	KUNIT_CASE(xport_cwnd),
 	KUNIT_CASE(xport_read_resp),

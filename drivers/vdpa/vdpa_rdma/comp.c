@@ -115,8 +115,7 @@ static void vrdma_comp_progress(struct vrdma_qp *qp, u32 psn)
 	x->tmo_backoff = 0;
 	x->cwnd = roce_rel_cwnd_ack(x->cwnd);
 	if (x->rtt_valid && roce_psn_after_eq(psn, x->rtt_psn)) {
-		x->srtt_ns = roce_rel_srtt(x->srtt_ns,
-					   ktime_get_ns() - x->rtt_t0);
+		roce_rel_rtt_sample(&x->rtt, ktime_get_ns() - x->rtt_t0);
 		x->rtt_valid = false;
 	}
 	x->probed = false;

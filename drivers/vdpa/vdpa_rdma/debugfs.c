@@ -40,10 +40,11 @@ static void vrdma_dbg_xqp(struct seq_file *s, struct vrdma_qp *qp)
 
 	if (!x)
 		return;
-	seq_printf(s, " fetched %u next %u req_off %u req_psn %u sent_psn %u acked_psn %u cwnd %u retry_left %u rnr_left %u backoff %u srtt_us %llu",
+	seq_printf(s, " fetched %u next %u req_off %u req_psn %u sent_psn %u acked_psn %u cwnd %u retry_left %u rnr_left %u backoff %u srtt_us %llu rttvar_us %llu",
 		   x->sq_fetched, x->sq_next, x->req_off, x->req_psn,
 		   x->sent_psn, x->acked_psn, x->cwnd, x->retry_left,
-		   x->rnr_left, x->tmo_backoff, x->srtt_ns / NSEC_PER_USEC);
+		   x->rnr_left, x->tmo_backoff, x->rtt.srtt_ns / NSEC_PER_USEC,
+		   x->rtt.rttvar_ns / NSEC_PER_USEC);
 	seq_printf(s, " rnr_wait %d gap %d/%u probe %d/%d timer %d rxq %u",
 		   x->rnr_wait, x->gap_valid, x->gap_psn, x->probe_armed,
 		   x->probed, hrtimer_active(&x->retrans_timer),

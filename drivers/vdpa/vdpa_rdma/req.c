@@ -396,12 +396,18 @@ static bool vrdma_req_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	if (roce_psn_after(x->req_psn, x->sent_psn))
 		x->sent_psn = x->req_psn;
 	x->req_off += n;
+	/*
+	 * Every packet, not just a message's last: a long message stopped
+	 * by the window has packets outstanding too, and if the ACK that
+	 * would open the window is lost only the timer sends them again.
+	 */
+	if (qp->type == VIRTIO_RDMA_QPT_RC &&
+	    !hrtimer_active(&x->retrans_timer))
+		vrdma_xqp_timer_arm(x);
 	if (!last)
 		return true;
 	if (qp->type == VIRTIO_RDMA_QPT_RC) {
 		w->state = VRDMA_SWQE_SENT;
-		if (!hrtimer_active(&x->retrans_timer))
-			vrdma_xqp_timer_arm(x);
 	} else {
 		/* Unreliable: complete once sent. */
 		w->state = VRDMA_SWQE_DONE;

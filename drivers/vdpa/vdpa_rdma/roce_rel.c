@@ -175,43 +175,84 @@ u64 roce_rel_timeout_ns(u8 timeout)
 EXPORT_SYMBOL_IF_KUNIT(roce_rel_timeout_ns);
 
 /**
- * roce_rel_srtt - fold one round-trip sample into the smoothed RTT
- * @srtt_ns: the current estimate, 0 if there is none yet
+ * roce_rel_rtt_sample - fold one round-trip sample into the estimate
+ * @rtt: smoothed RTT and its mean deviation, all 0 before the first sample
  * @sample_ns: time from sending a packet that asked for an ACK to its ACK
  *
- * Return: the new estimate, 7/8 of the old one and 1/8 of the sample.
+ * As TCP does (RFC 6298): the first sample sets the RTT and half of it as
+ * the deviation; later ones move the RTT by 1/8 and the deviation by 1/4
+ * of the difference.
  */
-u64 roce_rel_srtt(u64 srtt_ns, u64 sample_ns)
+void roce_rel_rtt_sample(struct roce_rel_rtt *rtt, u64 sample_ns)
 {
-	if (!srtt_ns)
-		return sample_ns ?: 1;
-	return srtt_ns - (srtt_ns >> 3) + (sample_ns >> 3);
+	u64 err;
+
+	sample_ns = sample_ns ?: 1;
+	if (!rtt->srtt_ns) {
+		rtt->srtt_ns = sample_ns;
+		rtt->rttvar_ns = sample_ns / 2;
+		return;
+	}
+	err = rtt->srtt_ns > sample_ns ? rtt->srtt_ns - sample_ns :
+					 sample_ns - rtt->srtt_ns;
+	rtt->rttvar_ns = rtt->rttvar_ns - (rtt->rttvar_ns >> 2) + (err >> 2);
+	rtt->srtt_ns = rtt->srtt_ns - (rtt->srtt_ns >> 3) + (sample_ns >> 3);
 }
-EXPORT_SYMBOL_IF_KUNIT(roce_rel_srtt);
+EXPORT_SYMBOL_IF_KUNIT(roce_rel_rtt_sample);
+
+/* The longest a response can plausibly take: SRTT + 4 * RTTVAR. */
+static u64 roce_rel_rtt_bound(const struct roce_rel_rtt *rtt)
+{
+	return rtt->srtt_ns + 4 * rtt->rttvar_ns;
+}
+
+/**
+ * roce_rel_rto_ns - the retransmission timeout to arm
+ * @rtt: the RTT estimate
+ * @timeout_ns: the Local ACK Timeout (roce_rel_timeout_ns()), 0 for none
+ *
+ * IBA C9-141 lets the timer expire anywhere from the Local ACK Timeout to
+ * four times it.  A software responder on a shared CPU often answers later
+ * than the consumer's timeout, and every early expiry sends the window
+ * again, which delays the answer further; within that range the timer
+ * therefore waits as long as the measured RTT says a response can take.
+ *
+ * Return: nanoseconds, 0 for none.
+ */
+u64 roce_rel_rto_ns(const struct roce_rel_rtt *rtt, u64 timeout_ns)
+{
+	if (!timeout_ns || !rtt->srtt_ns)
+		return timeout_ns;
+	return clamp_t(u64, roce_rel_rtt_bound(rtt), timeout_ns,
+		       4 * timeout_ns);
+}
+EXPORT_SYMBOL_IF_KUNIT(roce_rel_rto_ns);
 
 /**
  * roce_rel_probe_ns - when to probe for a lost tail
- * @srtt_ns: smoothed RTT, 0 if unknown
+ * @rtt: the RTT estimate
  * @rto_ns: the retransmission timeout, 0 if the QP has none
  *
  * A lost last packet, or a lost ACK for it, is otherwise noticed only when
- * the Local ACK Timeout expires (rdma_cm's RoCE default is 0.5 s), and so
- * is a lost sequence NAK, after which the responder drops everything but
- * the PSN it expects.  At twice the RTT plus slack the requester goes back
- * to the first unacknowledged PSN once, without using up the retry count;
- * the newest packet it sends again asks for an ACK.
+ * the retransmission timer expires (rdma_cm's RoCE default is 0.5 s), and
+ * so is a lost sequence NAK, after which the responder drops everything
+ * but the PSN it expects.  Once no ACK can still be on its way - twice the
+ * RTT, and no less than SRTT + 4 * RTTVAR, plus slack for scheduling - the
+ * requester goes back to the first unacknowledged PSN once, without using
+ * up the retry count; the newest packet it sends again asks for an ACK.
+ * A probe before that point only sends a window again for nothing.
  *
  * Return: the probe delay, or 0 for no probe (RTT unknown, or a probe
  * would not come sooner than half the timeout).
  */
-u64 roce_rel_probe_ns(u64 srtt_ns, u64 rto_ns)
+u64 roce_rel_probe_ns(const struct roce_rel_rtt *rtt, u64 rto_ns)
 {
 	u64 ns;
 
-	if (!srtt_ns || !rto_ns)
+	if (!rtt->srtt_ns || !rto_ns)
 		return 0;
-	ns = max_t(u64, 2 * srtt_ns + ROCE_REL_PROBE_SLACK_NS,
-		   ROCE_REL_PROBE_MIN_NS);
+	ns = max(2 * rtt->srtt_ns, roce_rel_rtt_bound(rtt));
+	ns = max_t(u64, ns + ROCE_REL_PROBE_SLACK_NS, ROCE_REL_PROBE_MIN_NS);
 	return ns < rto_ns / 2 ? ns : 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(roce_rel_probe_ns);

@@ -75,9 +75,15 @@ enum roce_rel_rpsn roce_rel_resp_psn(u32 epsn, u32 psn, bool nak_sent);
 /* Retransmission timeout for the QP attribute @timeout, 0 = none. */
 u64 roce_rel_timeout_ns(u8 timeout);
 
-/* Tail-loss probe: the smoothed RTT and the probe delay derived from it. */
-u64 roce_rel_srtt(u64 srtt_ns, u64 sample_ns);
-u64 roce_rel_probe_ns(u64 srtt_ns, u64 rto_ns);
+/* Round-trip estimate, and the retransmission and probe timers from it. */
+struct roce_rel_rtt {
+	u64 srtt_ns;			/* smoothed RTT, 0 = not measured yet */
+	u64 rttvar_ns;			/* its mean deviation */
+};
+
+void roce_rel_rtt_sample(struct roce_rel_rtt *rtt, u64 sample_ns);
+u64 roce_rel_rto_ns(const struct roce_rel_rtt *rtt, u64 timeout_ns);
+u64 roce_rel_probe_ns(const struct roce_rel_rtt *rtt, u64 rto_ns);
 
 /* The requester's window of unacknowledged packets, in packets. */
 #define ROCE_REL_CWND_MIN	8

@@ -12,6 +12,8 @@
 #include <linux/types.h>
 #include <linux/virtio_rdma.h>
 
+#include "roce_rel.h"
+
 struct vrdma_dev;
 struct vrdma_pd;
 struct vrdma_mr;
@@ -94,7 +96,7 @@ struct vrdma_xqp {
 	u8 rnr_left;
 	u8 tmo_backoff;			/* timeouts since progress: timer doubles */
 	u32 cwnd;			/* unacknowledged packets at most */
-	u64 srtt_ns;			/* smoothed RTT, 0 = not measured yet */
+	struct roce_rel_rtt rtt;	/* of first transmissions (Karn) */
 	u64 rtt_t0;			/* when rtt_psn was sent */
 	u32 rtt_psn;
 	bool rtt_valid;			/* rtt_psn is being timed */

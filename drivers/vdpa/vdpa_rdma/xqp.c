@@ -60,6 +60,7 @@ static enum hrtimer_restart vrdma_rnr_fn(struct hrtimer *t)
 
 /*
  * (Re)start the retransmission timer: 4.096 us * 2^timeout, 0 = none,
+ * stretched up to 4x by the measured RTT (roce_rel_rto_ns()) and
  * doubled for each timeout since the last progress.  A responder slower
  * than the timeout (a software device on a busy CPU) otherwise gets the
  * whole window again on every expiry, queued ahead of the new requests it
@@ -74,8 +75,9 @@ void vrdma_xqp_timer_arm(struct vrdma_xqp *x)
 
 	if (!ns)
 		return;
+	ns = roce_rel_rto_ns(&x->rtt, ns);
 	ns <<= min_t(u8, x->tmo_backoff, VRDMA_TMO_BACKOFF_MAX);
-	probe = x->probed ? 0 : roce_rel_probe_ns(x->srtt_ns, ns);
+	probe = x->probed ? 0 : roce_rel_probe_ns(&x->rtt, ns);
 	x->probe_armed = probe != 0;
 	hrtimer_start(&x->retrans_timer, ns_to_ktime(probe ?: ns),
 		      HRTIMER_MODE_REL_SOFT);
@@ -148,6 +150,7 @@ static void vrdma_xqp_req_init(struct vrdma_qp *qp, struct vrdma_xqp *x)
 	x->tmo_backoff = 0;
 	x->cwnd = ROCE_REL_CWND_MAX;
 	x->rtt_valid = false;
+	x->rtt = (struct roce_rel_rtt){};
 	x->probe_armed = false;
 	x->probed = false;
 	x->rnr_wait = false;
