@@ -12,6 +12,7 @@
 #include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
@@ -22,6 +23,8 @@ MODULE_PARM_DESC(ibdev, "RDMA device to test");
 
 #define VTT_BUF		16384
 #define VTT_WAIT_MS	5000
+/* 256 packets at MTU 1024: twice the device's largest send window */
+#define VTT_BIG		SZ_256K
 
 struct vtt {
 	struct ib_device *ib;
@@ -33,6 +36,8 @@ struct vtt {
 	u32 sgid_index;
 	union ib_gid gid;
 	bool rtr_only;		/* vtt_pair leaves qp[1] in RTR */
+	u8 *big;		/* one message longer than the send window */
+	u64 big_dma;
 	atomic_t comm_est[2];	/* IB_EVENT_COMM_EST per QP */
 };
 
@@ -106,6 +111,10 @@ static void vtt_exit(struct kunit *test)
 			ib_dma_unmap_single(t->ib, t->dma[i], VTT_BUF,
 					    DMA_BIDIRECTIONAL);
 		kfree(t->buf[i]);
+	}
+	if (t->big) {
+		ib_dma_unmap_single(t->ib, t->big_dma, VTT_BIG, DMA_TO_DEVICE);
+		kfree(t->big);
 	}
 	for (i = 0; i < 2; i++)
 		if (!IS_ERR_OR_NULL(t->cq[i]))
@@ -515,6 +524,39 @@ static void vtt_err_retry(struct kunit *test)
 	vtt_expect_wc(test, 0, 63, IB_WC_RETRY_EXC_ERR, 0, 0);
 }
 
+/*
+ * The window stops a long message part-way; with every packet lost, the
+ * retransmission timer must still be running for it (it used to be armed
+ * only by a message's last packet), so the retries run out.
+ */
+static void vtt_err_retry_window(struct kunit *test)
+{
+	struct vtt *t = test->priv;
+	const struct ib_send_wr *bad;
+	struct ib_sge sge = { .length = VTT_BIG };
+	struct ib_send_wr wr = {
+		.wr_id = 64, .opcode = IB_WR_SEND, .sg_list = &sge,
+		.num_sge = 1, .send_flags = IB_SEND_SIGNALED,
+	};
+
+	t->big = kzalloc(VTT_BIG, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->big);
+	t->big_dma = ib_dma_map_single(t->ib, t->big, VTT_BIG, DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(t->ib, t->big_dma)) {
+		kfree(t->big);
+		t->big = NULL;
+		KUNIT_FAIL(test, "DMA mapping of %u bytes failed", VTT_BIG);
+		return;
+	}
+	vtt_pair(test, IB_QPT_RC, 7, 8, 2);
+	KUNIT_ASSERT_EQ(test, ib_destroy_qp(t->qp[1]), 0);
+	t->qp[1] = NULL;
+	sge.addr = t->big_dma;
+	sge.lkey = t->pd->local_dma_lkey;
+	KUNIT_ASSERT_EQ(test, ib_post_send(t->qp[0], &wr, &bad), 0);
+	vtt_expect_wc(test, 0, 64, IB_WC_RETRY_EXC_ERR, 0, 0);
+}
+
 static struct kunit_case vtt_cases[] = {
 	KUNIT_CASE(vtt_rc_send),
 	KUNIT_CASE(vtt_rc_comm_est),
@@ -526,6 +568,7 @@ static struct kunit_case vtt_cases[] = {
 	KUNIT_CASE(vtt_err_bad_lkey),
 	KUNIT_CASE(vtt_err_rnr),
 	KUNIT_CASE(vtt_err_retry),
+	KUNIT_CASE(vtt_err_retry_window),
 	{}
 };
 
