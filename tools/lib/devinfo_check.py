@@ -107,6 +107,15 @@ def num(s):
     return int(s.split()[0], 0)
 
 
+def map_bits(value, table):
+    """The libibverbs flags for the device's bits, as table maps them."""
+    out = 0
+    for bit, ibv in table.items():
+        if value & bit:
+            out |= ibv
+    return out
+
+
 def guid(raw):
     h = raw.hex()
     return ':'.join(h[i:i + 4] for i in range(0, 16, 4))
@@ -135,6 +144,10 @@ def compare(ibdev, raw, port_only=False):
             return None
         return table[key]
 
+    def check_num(table, key, what, want):
+        v = field(table, key)
+        check(ibdev, what, None if v is None else num(v), want)
+
     if not port_only:
         fw = d['fw_ver']
         check(ibdev, 'fw_ver', field(dev, 'fw_ver'),
@@ -148,34 +161,22 @@ def compare(ibdev, raw, port_only=False):
                     'max_cq', 'max_cqe', 'max_mr', 'max_pd',
                     'max_qp_rd_atom', 'max_qp_init_rd_atom', 'max_ah',
                     'max_pkeys', 'local_ca_ack_delay', 'atomic_cap'):
-            v = field(dev, key)
-            check(ibdev, key, None if v is None else num(v), d[key])
+            check_num(dev, key, key, d[key])
         # libibverbs' max_sge is the smaller of the send and receive limits.
-        v = field(dev, 'max_sge')
-        check(ibdev, 'max_sge', None if v is None else num(v),
-              min(d['max_send_sge'], d['max_recv_sge']))
+        check_num(dev, 'max_sge', 'max_sge',
+                  min(d['max_send_sge'], d['max_recv_sge']))
         # One responder resource per QP and READ/atomic slot.
-        v = field(dev, 'max_res_rd_atom')
-        check(ibdev, 'max_res_rd_atom', None if v is None else num(v),
-              d['max_qp_rd_atom'] * d['max_qp'])
-        v = field(dev, 'device_cap_flags')
-        want = 0
-        for bit, ibv in DEV_CAPS.items():
-            if d['device_cap_flags'] & bit:
-                want |= ibv
-        check(ibdev, 'device_cap_flags', None if v is None else num(v), want)
+        check_num(dev, 'max_res_rd_atom', 'max_res_rd_atom',
+                  d['max_qp_rd_atom'] * d['max_qp'])
+        check_num(dev, 'device_cap_flags', 'device_cap_flags',
+                  map_bits(d['device_cap_flags'], DEV_CAPS))
 
     for key in ('state', 'max_mtu', 'active_mtu', 'max_msg_sz',
                 'gid_tbl_len', 'pkey_tbl_len', 'active_width',
                 'active_speed', 'phys_state'):
-        v = field(port, key)
-        check(ibdev, f'port 1 {key}', None if v is None else num(v), p[key])
-    v = field(port, 'port_cap_flags')
-    want = 0
-    for bit, ibv in PORT_CAPS.items():
-        if p['port_cap_flags'] & bit:
-            want |= ibv
-    check(ibdev, 'port 1 port_cap_flags', None if v is None else num(v), want)
+        check_num(port, key, f'port 1 {key}', p[key])
+    check_num(port, 'port_cap_flags', 'port 1 port_cap_flags',
+              map_bits(p['port_cap_flags'], PORT_CAPS))
     gids = [line for line in out.splitlines() if 'GID[' in line]
     if len(gids) > p['gid_tbl_len']:
         print(f'FAIL: {ibdev}: {len(gids)} GIDs listed, table holds '
