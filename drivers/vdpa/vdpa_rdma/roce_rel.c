@@ -211,12 +211,12 @@ static u64 roce_rel_rtt_bound(const struct roce_rel_rtt *rtt)
  * @rtt: the RTT estimate
  * @timeout_ns: the Local ACK Timeout (roce_rel_timeout_ns()), 0 for none
  *
- * IBA lets the transport timer expire anywhere from the Local ACK Timeout
- * to four times it.  A software responder on a shared CPU often answers
- * later than the consumer's timeout, and every early expiry sends the
- * window again, which delays the answer further; within that range the
- * timer therefore waits as long as the measured RTT says a response can
- * take.
+ * The Local ACK Timeout is the least the requester waits.  A software
+ * responder on a shared CPU often answers later than the consumer's
+ * timeout, and every early expiry sends the window again, which delays
+ * the answer further; the timer therefore waits as long as the measured
+ * RTT says a response can take, but at most four times the timeout, so
+ * that a real loss is still found soon.
  *
  * Return: nanoseconds, 0 for none.
  */
