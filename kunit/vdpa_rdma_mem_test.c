@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The device's data memory access (drivers/vdpa/vdpa_rdma/mem.c): the key
+ * The device's data memory access (drivers/vdpa/vdpa_rdma/vdr_mem.c): the key
  * checks in the order the spec gives them, I/O virtual address translation
  * through page-list MRs (pages deliberately out of order, accesses crossing
  * page boundaries), SGE lists with offsets and empty SGEs, 8-byte atomics,
@@ -15,18 +15,18 @@
 #include <linux/slab.h>
 
 #include "../drivers/vdpa/vdpa_rdma/vdpa_rdma.h"
-#include "../drivers/vdpa/vdpa_rdma/xport.h"
+#include "../drivers/vdpa/vdpa_rdma/vdr_xport.h"
 
 #define IOVA		0x10800ULL	/* 2 KiB into its first 4 KiB page */
 #define MR_LEN		4096ULL
 #define KEY(idx, b)	((u32)(idx) << VIRTIO_RDMA_KEY_INDEX_SHIFT | (b))
 
 struct env {
-	struct vrdma_dev *dev;
-	struct vrdma_pd pd, pd2;
+	struct vdr_dev *dev;
+	struct vdr_pd pd, pd2;
 	struct page *pg[3];		/* data pages, page-list page */
 	u64 pages[2];
-	struct vrdma_mr user, dma, fast;
+	struct vdr_mr user, dma, fast;
 };
 
 static u64 phys(struct page *p)
@@ -61,21 +61,21 @@ static int env_init(struct kunit *test)
 	e->pages[0] = phys(e->pg[1]);
 	e->pages[1] = phys(e->pg[0]);
 
-	e->user = (struct vrdma_mr) {
-		.index = 1, .key = KEY(1, 0x11), .kind = VRDMA_MR_USER,
+	e->user = (struct vdr_mr) {
+		.index = 1, .key = KEY(1, 0x11), .kind = VDR_MR_USER,
 		.valid = true, .access = VIRTIO_RDMA_ACCESS_LOCAL_WRITE |
 					  VIRTIO_RDMA_ACCESS_REMOTE_WRITE |
 					  VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC,
 		.pd = &e->pd, .iova = IOVA, .length = MR_LEN,
 		.page_shift = PAGE_SHIFT, .npages = 2, .pages = e->pages,
 	};
-	e->dma = (struct vrdma_mr) {
-		.index = 2, .key = KEY(2, 0x22), .kind = VRDMA_MR_DMA,
+	e->dma = (struct vdr_mr) {
+		.index = 2, .key = KEY(2, 0x22), .kind = VDR_MR_DMA,
 		.valid = true, .access = VIRTIO_RDMA_ACCESS_LOCAL_WRITE,
 		.pd = &e->pd, .iova = 0, .length = U64_MAX,
 	};
-	e->fast = (struct vrdma_mr) {
-		.index = 3, .key = KEY(3, 0), .kind = VRDMA_MR_FAST,
+	e->fast = (struct vdr_mr) {
+		.index = 3, .key = KEY(3, 0), .kind = VDR_MR_FAST,
 		.valid = false, .pd = &e->pd, .max_pages = 4,
 		.page_list_addr = phys(e->pg[2]),
 	};
@@ -103,12 +103,12 @@ static void env_exit(struct kunit *test)
 			__free_page(e->pg[i]);
 }
 
-static int check(struct env *e, struct vrdma_pd *pd, u32 key, u32 access,
+static int check(struct env *e, struct vdr_pd *pd, u32 key, u32 access,
 		 u64 addr, u64 len)
 {
 	int err = 0;
 
-	if (vrdma_mr_check(e->dev, pd, key, access, addr, len, &err))
+	if (vdr_mr_check(e->dev, pd, key, access, addr, len, &err))
 		return 0;
 	return err;
 }
@@ -124,30 +124,30 @@ static void key_checks(struct kunit *test)
 			0);
 	/* Empty and out-of-range indices, stale key byte. */
 	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(9, 0x11), 0, IOVA, 1),
-			VRDMA_MEM_ENOKEY);
+			VDR_MEM_ENOKEY);
 	KUNIT_EXPECT_EQ(test, check(e, &e->pd, 0xffffffff, 0, IOVA, 1),
-			VRDMA_MEM_ENOKEY);
+			VDR_MEM_ENOKEY);
 	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(1, 0x12), 0, IOVA, 1),
-			VRDMA_MEM_ENOKEY);
+			VDR_MEM_ENOKEY);
 	KUNIT_EXPECT_EQ(test, check(e, &e->pd2, KEY(1, 0x11), 0, IOVA, 1),
-			VRDMA_MEM_EPD);
+			VDR_MEM_EPD);
 	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(1, 0x11),
 				    VIRTIO_RDMA_ACCESS_REMOTE_READ, IOVA, 1),
-			VRDMA_MEM_EACCESS);
+			VDR_MEM_EACCESS);
 	/* Bounds: before, after, straddling the end, wrapping. */
 	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(1, 0x11), 0, IOVA - 1, 1),
-			VRDMA_MEM_ERANGE);
+			VDR_MEM_ERANGE);
 	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(1, 0x11), 0, IOVA + MR_LEN,
-				    1), VRDMA_MEM_ERANGE);
+				    1), VDR_MEM_ERANGE);
 	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(1, 0x11), 0,
-				    IOVA + MR_LEN - 8, 9), VRDMA_MEM_ERANGE);
+				    IOVA + MR_LEN - 8, 9), VDR_MEM_ERANGE);
 	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(1, 0x11), 0, IOVA + 8,
-				    U64_MAX - 4), VRDMA_MEM_ERANGE);
+				    U64_MAX - 4), VDR_MEM_ERANGE);
 	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(1, 0x11), 0,
 				    IOVA + MR_LEN, 0), 0);
 	/* A free fast-registration MR. */
 	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(3, 0), 0, 0, 1),
-			VRDMA_MEM_EINVALID);
+			VDR_MEM_EINVALID);
 	/* A DMA MR covers every address. */
 	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(2, 0x22), lw, U64_MAX - 8,
 				    8), 0);
@@ -166,22 +166,22 @@ static void copy_crosses_pages(struct kunit *test)
 	for (i = 0; i < sizeof(out); i++)
 		out[i] = i ^ 0x5a;
 	/* IOVA + 0x780 is 0xf80 into the MR's first page (pg[1]). */
-	KUNIT_EXPECT_EQ(test, vrdma_mr_copy(e->dev, &e->user, IOVA + 0x780,
-					    out, sizeof(out), VRDMA_TO_MEM), 0);
+	KUNIT_EXPECT_EQ(test, vdr_mr_copy(e->dev, &e->user, IOVA + 0x780,
+					  out, sizeof(out), VDR_TO_MEM), 0);
 	p0 = page_address(e->pg[0]);
 	p1 = page_address(e->pg[1]);
 	KUNIT_EXPECT_MEMEQ(test, p1 + 0xf80, out, 128);
 	KUNIT_EXPECT_MEMEQ(test, p0, out + 128, 128);
 	memset(in, 0, sizeof(in));
-	KUNIT_EXPECT_EQ(test, vrdma_mr_copy(e->dev, &e->user, IOVA + 0x780,
-					    in, sizeof(in), VRDMA_FROM_MEM), 0);
+	KUNIT_EXPECT_EQ(test, vdr_mr_copy(e->dev, &e->user, IOVA + 0x780,
+					  in, sizeof(in), VDR_FROM_MEM), 0);
 	KUNIT_EXPECT_MEMEQ(test, in, out, sizeof(out));
 
 	/* The same bytes through the DMA MR. */
 	memset(in, 0, sizeof(in));
-	KUNIT_EXPECT_EQ(test, vrdma_mr_copy(e->dev, &e->dma,
-					    phys(e->pg[1]) + 0xf80, in, 128,
-					    VRDMA_FROM_MEM), 0);
+	KUNIT_EXPECT_EQ(test, vdr_mr_copy(e->dev, &e->dma,
+					  phys(e->pg[1]) + 0xf80, in, 128,
+					  VDR_FROM_MEM), 0);
 	KUNIT_EXPECT_MEMEQ(test, in, out, 128);
 	mutex_unlock(&e->dev->lock);
 }
@@ -207,31 +207,31 @@ static void sge_lists(struct kunit *test)
 	set_sge(&sge[0], IOVA, 10, KEY(1, 0x11));
 	set_sge(&sge[1], 0, 0, 0xdeadbeef);	/* empty: never checked */
 	set_sge(&sge[2], IOVA + 0x800, 90, KEY(1, 0x11));
-	KUNIT_EXPECT_EQ(test, vrdma_sgl_check(e->dev, &e->pd, sge, 3, lw,
-					      &total), 0);
+	KUNIT_EXPECT_EQ(test, vdr_sgl_check(e->dev, &e->pd, sge, 3, lw,
+					    &total), 0);
 	KUNIT_EXPECT_EQ(test, total, 100);
 
 	for (i = 0; i < sizeof(buf); i++)
 		buf[i] = i;
 	/* 95 bytes from offset 5: 5 into SGE 0, 90 into SGE 2. */
-	KUNIT_EXPECT_EQ(test, vrdma_sgl_copy(e->dev, &e->pd, sge, 3, lw, 5,
-					     buf, 95, VRDMA_TO_MEM), 0);
+	KUNIT_EXPECT_EQ(test, vdr_sgl_copy(e->dev, &e->pd, sge, 3, lw, 5,
+					   buf, 95, VDR_TO_MEM), 0);
 	KUNIT_EXPECT_MEMEQ(test, (u8 *)page_address(e->pg[1]) + 0x805, buf, 5);
 	KUNIT_EXPECT_MEMEQ(test, page_address(e->pg[0]),
 			   buf + 5, 90);
-	KUNIT_EXPECT_EQ(test, vrdma_sgl_copy(e->dev, &e->pd, sge, 3, 0, 5,
-					     back, 95, VRDMA_FROM_MEM), 0);
+	KUNIT_EXPECT_EQ(test, vdr_sgl_copy(e->dev, &e->pd, sge, 3, 0, 5,
+					   back, 95, VDR_FROM_MEM), 0);
 	KUNIT_EXPECT_MEMEQ(test, back, buf, 95);
 
 	/* Past the end of the list, and a bad key on the way. */
-	KUNIT_EXPECT_EQ(test, vrdma_sgl_copy(e->dev, &e->pd, sge, 3, lw, 5,
-					     buf, 96, VRDMA_TO_MEM), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, vdr_sgl_copy(e->dev, &e->pd, sge, 3, lw, 5,
+					   buf, 96, VDR_TO_MEM), -EMSGSIZE);
 	set_sge(&sge[2], IOVA + 0x800, 90, KEY(1, 0x10));
-	KUNIT_EXPECT_EQ(test, vrdma_sgl_check(e->dev, &e->pd, sge, 3, lw,
-					      &total), VRDMA_MEM_ENOKEY);
-	KUNIT_EXPECT_EQ(test, vrdma_sgl_copy(e->dev, &e->pd, sge, 3, lw, 0,
-					     buf, 20, VRDMA_TO_MEM),
-			VRDMA_MEM_ENOKEY);
+	KUNIT_EXPECT_EQ(test, vdr_sgl_check(e->dev, &e->pd, sge, 3, lw,
+					    &total), VDR_MEM_ENOKEY);
+	KUNIT_EXPECT_EQ(test, vdr_sgl_copy(e->dev, &e->pd, sge, 3, lw, 0,
+					   buf, 20, VDR_TO_MEM),
+			VDR_MEM_ENOKEY);
 	mutex_unlock(&e->dev->lock);
 }
 
@@ -244,25 +244,25 @@ static void atomics(struct kunit *test)
 	mutex_lock(&e->dev->lock);
 
 	*word = 100;
-	KUNIT_EXPECT_EQ(test, vrdma_mr_atomic(e->dev, &e->user, IOVA + 8,
-					      VRDMA_ATOMIC_FETCH_ADD, 5, 0,
-					      &orig), 0);
+	KUNIT_EXPECT_EQ(test, vdr_mr_atomic(e->dev, &e->user, IOVA + 8,
+					    VDR_ATOMIC_FETCH_ADD, 5, 0,
+					    &orig), 0);
 	KUNIT_EXPECT_EQ(test, orig, 100);
 	KUNIT_EXPECT_EQ(test, *word, 105);
 	/* Compare fails: unchanged, original returned. */
-	KUNIT_EXPECT_EQ(test, vrdma_mr_atomic(e->dev, &e->user, IOVA + 8,
-					      VRDMA_ATOMIC_CMP_SWP, 1, 7,
-					      &orig), 0);
+	KUNIT_EXPECT_EQ(test, vdr_mr_atomic(e->dev, &e->user, IOVA + 8,
+					    VDR_ATOMIC_CMP_SWP, 1, 7,
+					    &orig), 0);
 	KUNIT_EXPECT_EQ(test, orig, 105);
 	KUNIT_EXPECT_EQ(test, *word, 105);
-	KUNIT_EXPECT_EQ(test, vrdma_mr_atomic(e->dev, &e->user, IOVA + 8,
-					      VRDMA_ATOMIC_CMP_SWP, 105, 7,
-					      &orig), 0);
+	KUNIT_EXPECT_EQ(test, vdr_mr_atomic(e->dev, &e->user, IOVA + 8,
+					    VDR_ATOMIC_CMP_SWP, 105, 7,
+					    &orig), 0);
 	KUNIT_EXPECT_EQ(test, orig, 105);
 	KUNIT_EXPECT_EQ(test, *word, 7);
-	KUNIT_EXPECT_EQ(test, vrdma_mr_atomic(e->dev, &e->user, IOVA + 4,
-					      VRDMA_ATOMIC_FETCH_ADD, 1, 0,
-					      &orig), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdr_mr_atomic(e->dev, &e->user, IOVA + 4,
+					    VDR_ATOMIC_FETCH_ADD, 1, 0,
+					    &orig), -EINVAL);
 	mutex_unlock(&e->dev->lock);
 }
 
@@ -294,39 +294,39 @@ static void fast_registration(struct kunit *test)
 
 	/* npages must match iova and length; a misaligned page is refused. */
 	reg_wr(&w, key, 0x5000, 0x1000, 2);
-	KUNIT_EXPECT_EQ(test, vrdma_mr_fast_reg(e->dev, &e->pd, &w), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdr_mr_fast_reg(e->dev, &e->pd, &w), -EINVAL);
 	reg_wr(&w, key, 0x5000, 0x2000, 2);
-	KUNIT_EXPECT_EQ(test, vrdma_mr_fast_reg(e->dev, &e->pd2, &w), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdr_mr_fast_reg(e->dev, &e->pd2, &w), -EINVAL);
 	pl[1] = cpu_to_le64(phys(e->pg[1]) + 8);
-	KUNIT_EXPECT_EQ(test, vrdma_mr_fast_reg(e->dev, &e->pd, &w), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdr_mr_fast_reg(e->dev, &e->pd, &w), -EINVAL);
 	KUNIT_EXPECT_FALSE(test, e->fast.valid);
 	pl[1] = cpu_to_le64(phys(e->pg[1]));
 
-	KUNIT_EXPECT_EQ(test, vrdma_mr_fast_reg(e->dev, &e->pd, &w), 0);
+	KUNIT_EXPECT_EQ(test, vdr_mr_fast_reg(e->dev, &e->pd, &w), 0);
 	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(3, 0), 0, 0x5000, 1),
-			VRDMA_MEM_ENOKEY);
+			VDR_MEM_ENOKEY);
 	KUNIT_EXPECT_EQ(test, check(e, &e->pd, key,
 				    VIRTIO_RDMA_ACCESS_REMOTE_READ, 0x5000,
 				    0x2000), 0);
 	KUNIT_EXPECT_EQ(test, check(e, &e->pd, key,
 				    VIRTIO_RDMA_ACCESS_REMOTE_WRITE, 0x5000,
-				    1), VRDMA_MEM_EACCESS);
-	KUNIT_EXPECT_EQ(test, vrdma_mr_copy(e->dev, &e->fast, 0x6000, buf,
-					    sizeof(buf), VRDMA_TO_MEM), 0);
+				    1), VDR_MEM_EACCESS);
+	KUNIT_EXPECT_EQ(test, vdr_mr_copy(e->dev, &e->fast, 0x6000, buf,
+					  sizeof(buf), VDR_TO_MEM), 0);
 	KUNIT_EXPECT_MEMEQ(test, page_address(e->pg[1]), buf, sizeof(buf));
 	/* A valid MR cannot be registered again before invalidation. */
-	KUNIT_EXPECT_EQ(test, vrdma_mr_fast_reg(e->dev, &e->pd, &w), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdr_mr_fast_reg(e->dev, &e->pd, &w), -EINVAL);
 
-	KUNIT_EXPECT_EQ(test, vrdma_mr_invalidate(e->dev, &e->pd, KEY(3, 0x78)),
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, KEY(3, 0x78)),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, vrdma_mr_invalidate(e->dev, &e->pd2, key),
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd2, key),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, vrdma_mr_invalidate(e->dev, &e->pd,
-						  KEY(1, 0x11)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vrdma_mr_invalidate(e->dev, &e->pd, key), 0);
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd,
+						KEY(1, 0x11)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, key), 0);
 	KUNIT_EXPECT_EQ(test, check(e, &e->pd, key, 0, 0x5000, 1),
-			VRDMA_MEM_EINVALID);
-	KUNIT_EXPECT_EQ(test, vrdma_mr_invalidate(e->dev, &e->pd, key),
+			VDR_MEM_EINVALID);
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, key),
 			-EINVAL);
 	mutex_unlock(&e->dev->lock);
 }

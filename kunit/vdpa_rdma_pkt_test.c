@@ -117,14 +117,14 @@ static void roce_hdr_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, offsetof(struct roce_deth, sqpn), 4);
 	KUNIT_EXPECT_EQ(test, ROCE_UDP_PORT, 4791);
 
-	KUNIT_EXPECT_EQ(test, vrdma_roce_ext_len(ROCE_EXT_DETH), 8);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_ext_len(ROCE_EXT_RETH), 16);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_ext_len(ROCE_EXT_ATOMICETH), 28);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_ext_len(ROCE_EXT_AETH), 4);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_ext_len(ROCE_EXT_ATOMICACKETH), 8);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_ext_len(ROCE_EXT_IMMDT), 4);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_ext_len(ROCE_EXT_IETH), 4);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_ext_len(ROCE_EXT_NUM), 0);
+	KUNIT_EXPECT_EQ(test, vdr_roce_ext_len(ROCE_EXT_DETH), 8);
+	KUNIT_EXPECT_EQ(test, vdr_roce_ext_len(ROCE_EXT_RETH), 16);
+	KUNIT_EXPECT_EQ(test, vdr_roce_ext_len(ROCE_EXT_ATOMICETH), 28);
+	KUNIT_EXPECT_EQ(test, vdr_roce_ext_len(ROCE_EXT_AETH), 4);
+	KUNIT_EXPECT_EQ(test, vdr_roce_ext_len(ROCE_EXT_ATOMICACKETH), 8);
+	KUNIT_EXPECT_EQ(test, vdr_roce_ext_len(ROCE_EXT_IMMDT), 4);
+	KUNIT_EXPECT_EQ(test, vdr_roce_ext_len(ROCE_EXT_IETH), 4);
+	KUNIT_EXPECT_EQ(test, vdr_roce_ext_len(ROCE_EXT_NUM), 0);
 }
 
 /* Accessors on hand-assembled bytes, at an odd address. */
@@ -207,7 +207,7 @@ static void roce_opcode_table(struct kunit *test)
 	unsigned int op, n = 0;
 
 	for (op = 0; op < 256; op++) {
-		const struct roce_opcode_info *info = vrdma_roce_opcode(op);
+		const struct roce_opcode_info *info = vdr_roce_opcode(op);
 		int want_len = known_hdr_len(op);
 		unsigned int len = ROCE_BTH_BYTES, e;
 		u16 f, pos, t = op & ROCE_OPC_TRANSPORT_MASK;
@@ -222,7 +222,7 @@ static void roce_opcode_table(struct kunit *test)
 		KUNIT_EXPECT_NOT_NULL(test, info->name);
 		for (e = 0; e < ROCE_EXT_NUM; e++)
 			if (info->hdrs & BIT(e))
-				len += vrdma_roce_ext_len(e);
+				len += vdr_roce_ext_len(e);
 		KUNIT_EXPECT_EQ_MSG(test, info->hdr_len, len, "%s", info->name);
 		KUNIT_EXPECT_EQ_MSG(test, info->hdr_len, want_len, "%s",
 				    info->name);
@@ -273,20 +273,20 @@ static void roce_opcode_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, ARRAY_SIZE(known_opcodes));
 
 	/* Spot checks of what the rules above cannot tell apart. */
-	KUNIT_EXPECT_EQ(test, vrdma_roce_opcode(RC(RDMA_READ_REQUEST))->flags,
+	KUNIT_EXPECT_EQ(test, vdr_roce_opcode(RC(RDMA_READ_REQUEST))->flags,
 			ROCE_OPF_REQ | ROCE_OPF_READ | ROCE_OPF_ONLY |
 			ROCE_OPF_NEEDS_ACK);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_opcode(RC(SEND_LAST_WITH_INVALIDATE))->flags,
+	KUNIT_EXPECT_EQ(test, vdr_roce_opcode(RC(SEND_LAST_WITH_INVALIDATE))->flags,
 			ROCE_OPF_REQ | ROCE_OPF_SEND | ROCE_OPF_PAYLOAD |
 			ROCE_OPF_LAST | ROCE_OPF_INV | ROCE_OPF_NEEDS_ACK);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_opcode(UC(RDMA_WRITE_MIDDLE))->flags,
+	KUNIT_EXPECT_EQ(test, vdr_roce_opcode(UC(RDMA_WRITE_MIDDLE))->flags,
 			ROCE_OPF_REQ | ROCE_OPF_WRITE | ROCE_OPF_PAYLOAD |
 			ROCE_OPF_MIDDLE);
-	KUNIT_EXPECT_STREQ(test, vrdma_roce_opcode(UD(SEND_ONLY))->name,
+	KUNIT_EXPECT_STREQ(test, vdr_roce_opcode(UD(SEND_ONLY))->name,
 			   "UD_SEND_ONLY");
 	/* Left out on purpose: the device offers neither. */
-	KUNIT_EXPECT_NULL(test, vrdma_roce_opcode(RC(FLUSH)));
-	KUNIT_EXPECT_NULL(test, vrdma_roce_opcode(RC(ATOMIC_WRITE)));
+	KUNIT_EXPECT_NULL(test, vdr_roce_opcode(RC(FLUSH)));
+	KUNIT_EXPECT_NULL(test, vdr_roce_opcode(RC(ATOMIC_WRITE)));
 }
 
 static void roce_opcode_sequence(struct kunit *test)
@@ -355,8 +355,8 @@ static void roce_opcode_sequence(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		KUNIT_EXPECT_EQ_MSG(test,
-				    vrdma_roce_opcode_seq_ok(cases[i].prev,
-							     cases[i].next),
+				    vdr_roce_opcode_seq_ok(cases[i].prev,
+							   cases[i].next),
 				    cases[i].ok, "prev 0x%x next 0x%02x",
 				    cases[i].prev, cases[i].next);
 }
@@ -399,7 +399,7 @@ static void random_pkt(struct rnd_state *rnd, u8 opcode, u32 payload_len,
 /* What parse must return for a built packet: absent headers read as 0. */
 static void expected_parse(const struct roce_pkt *in, struct roce_pkt *out)
 {
-	const struct roce_opcode_info *info = vrdma_roce_opcode(in->opcode);
+	const struct roce_opcode_info *info = vdr_roce_opcode(in->opcode);
 
 	*out = *in;
 	if (!(info->hdrs & ROCE_HDR_DETH))
@@ -469,7 +469,7 @@ static void expect_pkt_eq(struct kunit *test, const struct roce_pkt *got,
 static void roundtrip(struct kunit *test, const struct roce_pkt *in,
 		      unsigned int shift)
 {
-	u32 len = vrdma_roce_opcode(in->opcode)->hdr_len + in->payload_len +
+	u32 len = vdr_roce_opcode(in->opcode)->hdr_len + in->payload_len +
 		  in->pad + ROCE_ICRC_BYTES;
 	struct roce_pkt want, got;
 	u8 *buf, *pkt;
@@ -478,12 +478,12 @@ static void roundtrip(struct kunit *test, const struct roce_pkt *in,
 	buf = kunit_kzalloc(test, shift + len, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	pkt = buf + shift;
-	n = vrdma_roce_build(in, pkt, len);
-	KUNIT_ASSERT_EQ(test, n, vrdma_roce_opcode(in->opcode)->hdr_len);
+	n = vdr_roce_build(in, pkt, len);
+	KUNIT_ASSERT_EQ(test, n, vdr_roce_opcode(in->opcode)->hdr_len);
 	for (i = 0; i < in->payload_len; i++)
 		pkt[n + i] = i * 13 + 1;
 
-	KUNIT_ASSERT_EQ(test, vrdma_roce_parse(pkt, len, &got), 0);
+	KUNIT_ASSERT_EQ(test, vdr_roce_parse(pkt, len, &got), 0);
 	expected_parse(in, &want);
 	expect_pkt_eq(test, &got, &want);
 	KUNIT_EXPECT_PTR_EQ(test, got.payload, (const u8 *)pkt + n);
@@ -508,7 +508,7 @@ static void roce_build_parse_roundtrip(struct kunit *test)
 	prandom_seed_state(&rnd, 4791);
 	for (i = 0; i < ARRAY_SIZE(known_opcodes); i++) {
 		u8 op = known_opcodes[i].opcode;
-		u16 f = vrdma_roce_opcode(op)->flags;
+		u16 f = vdr_roce_opcode(op)->flags;
 		const u32 *lens = last_lens;
 		int nlens = ARRAY_SIZE(last_lens);
 
@@ -572,7 +572,7 @@ static void roce_build_bytes(struct kunit *test)
 	};
 	u8 buf[sizeof(want)];
 
-	KUNIT_ASSERT_EQ(test, vrdma_roce_build(&pkt, buf, sizeof(buf)),
+	KUNIT_ASSERT_EQ(test, vdr_roce_build(&pkt, buf, sizeof(buf)),
 			(int)sizeof(want));
 	KUNIT_EXPECT_MEMEQ(test, buf, want, sizeof(want));
 }
@@ -585,51 +585,51 @@ static void roce_build_errors(struct kunit *test)
 	struct roce_pkt p;
 	u8 buf[64];
 
-	KUNIT_EXPECT_EQ(test, vrdma_roce_build(&ok, buf, sizeof(buf)), 12);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_build(&ok, buf, 12), 12);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_build(&ok, buf, 11), -ENOSPC);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_build(&ok, buf, 0), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, vdr_roce_build(&ok, buf, sizeof(buf)), 12);
+	KUNIT_EXPECT_EQ(test, vdr_roce_build(&ok, buf, 12), 12);
+	KUNIT_EXPECT_EQ(test, vdr_roce_build(&ok, buf, 11), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, vdr_roce_build(&ok, buf, 0), -ENOSPC);
 
 	p = ok;
 	p.opcode = 0x15;
-	KUNIT_EXPECT_EQ(test, vrdma_roce_build(&p, buf, sizeof(buf)), -EBADRQC);
+	KUNIT_EXPECT_EQ(test, vdr_roce_build(&p, buf, sizeof(buf)), -EBADRQC);
 	p.opcode = RC(FLUSH);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_build(&p, buf, sizeof(buf)), -EBADRQC);
+	KUNIT_EXPECT_EQ(test, vdr_roce_build(&p, buf, sizeof(buf)), -EBADRQC);
 
 	p = ok;
 	p.pad = 4;
 	p.payload_len = 4;
-	KUNIT_EXPECT_EQ(test, vrdma_roce_build(&p, buf, sizeof(buf)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdr_roce_build(&p, buf, sizeof(buf)), -EINVAL);
 	p = ok;
 	p.pad = 2;		/* 5 bytes need 3 */
-	KUNIT_EXPECT_EQ(test, vrdma_roce_build(&p, buf, sizeof(buf)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdr_roce_build(&p, buf, sizeof(buf)), -EINVAL);
 	p = ok;
 	p.dqpn = BIT(24);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_build(&p, buf, sizeof(buf)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdr_roce_build(&p, buf, sizeof(buf)), -EINVAL);
 	p = ok;
 	p.psn = BIT(24);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_build(&p, buf, sizeof(buf)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdr_roce_build(&p, buf, sizeof(buf)), -EINVAL);
 	p = ok;
 	p.opcode = RC(SEND_FIRST);	/* only the last packet is padded */
-	KUNIT_EXPECT_EQ(test, vrdma_roce_build(&p, buf, sizeof(buf)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdr_roce_build(&p, buf, sizeof(buf)), -EINVAL);
 
 	memset(&p, 0, sizeof(p));
 	p.opcode = RC(ACKNOWLEDGE);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_build(&p, buf, sizeof(buf)), 16);
+	KUNIT_EXPECT_EQ(test, vdr_roce_build(&p, buf, sizeof(buf)), 16);
 	p.payload_len = 4;
-	KUNIT_EXPECT_EQ(test, vrdma_roce_build(&p, buf, sizeof(buf)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdr_roce_build(&p, buf, sizeof(buf)), -EINVAL);
 	p.payload_len = 0;
 	p.aeth.msn = BIT(24);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_build(&p, buf, sizeof(buf)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdr_roce_build(&p, buf, sizeof(buf)), -EINVAL);
 
 	memset(&p, 0, sizeof(p));
 	p.opcode = UD(SEND_ONLY);
 	p.deth.sqpn = BIT(24);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_build(&p, buf, sizeof(buf)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdr_roce_build(&p, buf, sizeof(buf)), -EINVAL);
 	/* Fields of headers the opcode does not have are ignored. */
 	p.deth.sqpn = 0;
 	p.aeth.msn = BIT(24);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_build(&p, buf, sizeof(buf)), 20);
+	KUNIT_EXPECT_EQ(test, vdr_roce_build(&p, buf, sizeof(buf)), 20);
 }
 
 /* Build @pkt and its payload into an exact-size buffer of @len bytes. */
@@ -638,14 +638,14 @@ static u8 *make_pkt(struct kunit *test, const struct roce_pkt *pkt, u32 len)
 	u8 *tmp = kunit_kzalloc(test, 128, GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, tmp);
-	KUNIT_ASSERT_GT(test, vrdma_roce_build(pkt, tmp, 128), 0);
+	KUNIT_ASSERT_GT(test, vdr_roce_build(pkt, tmp, 128), 0);
 	return copy_exact(test, tmp, len);
 }
 
 static int parse_exact(struct kunit *test, const void *src, size_t len,
 		       struct roce_pkt *pkt)
 {
-	return vrdma_roce_parse(copy_exact(test, src, len), len, pkt);
+	return vdr_roce_parse(copy_exact(test, src, len), len, pkt);
 }
 
 static void roce_parse_errors(struct kunit *test)
@@ -663,7 +663,7 @@ static void roce_parse_errors(struct kunit *test)
 
 	/* A valid one, as the reference for the broken ones. */
 	b = make_pkt(test, &send, 12 + 8 + 4);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_parse(b, 24, &got), 0);
+	KUNIT_EXPECT_EQ(test, vdr_roce_parse(b, 24, &got), 0);
 	KUNIT_EXPECT_EQ(test, got.payload_len, 5);
 
 	for (len = 0; len < ROCE_BTH_BYTES + ROCE_ICRC_BYTES; len++)
@@ -671,7 +671,7 @@ static void roce_parse_errors(struct kunit *test)
 				    -ENODATA, "len %u", len);
 
 	b[1] = (b[1] & ~ROCE_BTH_TVER_MASK) | 1;
-	KUNIT_EXPECT_EQ(test, vrdma_roce_parse(b, 24, &got), -EPROTO);
+	KUNIT_EXPECT_EQ(test, vdr_roce_parse(b, 24, &got), -EPROTO);
 	/* The BTH is decoded anyway, for the responder's NAK. */
 	KUNIT_EXPECT_EQ(test, got.psn, 0x345678);
 	KUNIT_EXPECT_EQ(test, got.dqpn, 0x11);
@@ -679,15 +679,15 @@ static void roce_parse_errors(struct kunit *test)
 	b[1] &= ~ROCE_BTH_TVER_MASK;
 
 	b[0] = 0x15;
-	KUNIT_EXPECT_EQ(test, vrdma_roce_parse(b, 24, &got), -EBADRQC);
+	KUNIT_EXPECT_EQ(test, vdr_roce_parse(b, 24, &got), -EBADRQC);
 	KUNIT_EXPECT_EQ(test, got.opcode, 0x15);
 	KUNIT_EXPECT_EQ(test, got.psn, 0x345678);
 	b[0] = RC(FLUSH);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_parse(b, 24, &got), -EBADRQC);
+	KUNIT_EXPECT_EQ(test, vdr_roce_parse(b, 24, &got), -EBADRQC);
 	b[0] = ROCE_OPC_CNP;
-	KUNIT_EXPECT_EQ(test, vrdma_roce_parse(b, 24, &got), -EBADRQC);
+	KUNIT_EXPECT_EQ(test, vdr_roce_parse(b, 24, &got), -EBADRQC);
 	b[0] = UD(SEND_FIRST);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_parse(b, 24, &got), -EBADRQC);
+	KUNIT_EXPECT_EQ(test, vdr_roce_parse(b, 24, &got), -EBADRQC);
 
 	/* Room for a BTH and an ICRC, not for the RETH. */
 	b = make_pkt(test, &write, 28 + 4);
@@ -723,13 +723,13 @@ static void roce_parse_errors(struct kunit *test)
 
 	/* A padded FIRST packet. */
 	b = make_pkt(test, &first, 12 + 8 + 4);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_parse(b, 24, &got), 0);
+	KUNIT_EXPECT_EQ(test, vdr_roce_parse(b, 24, &got), 0);
 	b[1] |= 1 << ROCE_BTH_PAD_SHIFT;
-	KUNIT_EXPECT_EQ(test, vrdma_roce_parse(b, 24, &got), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdr_roce_parse(b, 24, &got), -EINVAL);
 	b[0] = RC(SEND_MIDDLE);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_parse(b, 24, &got), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdr_roce_parse(b, 24, &got), -EINVAL);
 	b[0] = RC(SEND_LAST);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_parse(b, 24, &got), 0);
+	KUNIT_EXPECT_EQ(test, vdr_roce_parse(b, 24, &got), 0);
 	KUNIT_EXPECT_EQ(test, got.payload_len, 7);
 }
 
@@ -753,7 +753,7 @@ static void roce_parse_fuzz(struct kunit *test)
 			src[1] &= ~ROCE_BTH_TVER_MASK;
 		}
 		b = copy_exact(test, src, len);
-		err = vrdma_roce_parse(b, len, &got);
+		err = vdr_roce_parse(b, len, &got);
 		if (err) {
 			KUNIT_EXPECT_TRUE(test, err == -ENODATA ||
 					  err == -EPROTO || err == -EBADRQC ||
@@ -843,7 +843,7 @@ static u8 *make_ip_pkt(struct kunit *test, int ipver,
 		       const struct roce_pkt *pkt, u32 *len)
 {
 	u32 ip_len = ipver == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
-	u32 roce_len = vrdma_roce_opcode(pkt->opcode)->hdr_len +
+	u32 roce_len = vdr_roce_opcode(pkt->opcode)->hdr_len +
 		       pkt->payload_len + pkt->pad + ROCE_ICRC_BYTES;
 	u32 udp_len = sizeof(struct udphdr) + roce_len;
 	struct udphdr *udph;
@@ -888,11 +888,11 @@ static u8 *make_ip_pkt(struct kunit *test, int ipver,
 	udph->dest = htons(ROCE_UDP_PORT);
 	udph->len = htons(udp_len);
 	udph->check = (__force __sum16)0x5555;
-	KUNIT_ASSERT_GT(test, vrdma_roce_build(pkt, udph + 1, roce_len), 0);
-	payload = (u8 *)(udph + 1) + vrdma_roce_opcode(pkt->opcode)->hdr_len;
+	KUNIT_ASSERT_GT(test, vdr_roce_build(pkt, udph + 1, roce_len), 0);
+	payload = (u8 *)(udph + 1) + vdr_roce_opcode(pkt->opcode)->hdr_len;
 	for (i = 0; i < pkt->payload_len; i++)
 		payload[i] = i + 0x40;
-	KUNIT_ASSERT_EQ(test, vrdma_roce_icrc_generate(b, *len, ipver), 0);
+	KUNIT_ASSERT_EQ(test, vdr_roce_icrc_generate(b, *len, ipver), 0);
 	return b;
 }
 
@@ -928,20 +928,20 @@ static void icrc_bytes(struct kunit *test, int ipver)
 	int err;
 
 	b = make_ip_pkt(test, ipver, &pkt, &len);
-	KUNIT_ASSERT_EQ(test, vrdma_roce_icrc_check(b, len, ipver), 0);
+	KUNIT_ASSERT_EQ(test, vdr_roce_icrc_check(b, len, ipver), 0);
 
 	for (off = 0; off < len; off++) {
 		c = copy_exact(test, b, len);
 		c[off] ^= 0x01;
-		err = vrdma_roce_l3_parse(c, len, ipver, &l3);
+		err = vdr_roce_l3_parse(c, len, ipver, &l3);
 		if (err) {
 			/* A length, version or protocol byte. */
 			KUNIT_EXPECT_EQ_MSG(test,
-					    vrdma_roce_icrc_check(c, len, ipver),
+					    vdr_roce_icrc_check(c, len, ipver),
 					    err, "IPv%d byte %u", ipver, off);
 		} else {
 			KUNIT_EXPECT_EQ_MSG(test,
-					    vrdma_roce_icrc_check(c, len, ipver),
+					    vdr_roce_icrc_check(c, len, ipver),
 					    icrc_masked(ipver, off) ? 0 : -EILSEQ,
 					    "IPv%d byte %u", ipver, off);
 		}
@@ -951,15 +951,15 @@ static void icrc_bytes(struct kunit *test, int ipver)
 	/* Generating rewrites exactly the ICRC. */
 	c = copy_exact(test, b, len);
 	memset(c + len - 4, 0, 4);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_icrc_generate(c, len, ipver), 0);
+	KUNIT_EXPECT_EQ(test, vdr_roce_icrc_generate(c, len, ipver), 0);
 	KUNIT_EXPECT_MEMEQ(test, c, b, len);
 
 	/* The piecewise form that a sender gathering its payload uses. */
-	KUNIT_ASSERT_EQ(test, vrdma_roce_l3_parse(b, len, ipver, &l3), 0);
-	crc = vrdma_roce_icrc_hdr(b, ipver);
+	KUNIT_ASSERT_EQ(test, vdr_roce_l3_parse(b, len, ipver, &l3), 0);
+	crc = vdr_roce_icrc_hdr(b, ipver);
 	for (off = l3.bth_off + ROCE_BTH_BYTES; off < len - 4; off += 7)
 		crc = roce_icrc_update(crc, b + off, min(7U, len - 4 - off));
-	KUNIT_ASSERT_EQ(test, vrdma_roce_icrc(b, len, ipver, &icrc), 0);
+	KUNIT_ASSERT_EQ(test, vdr_roce_icrc(b, len, ipver, &icrc), 0);
 	KUNIT_EXPECT_EQ(test, roce_icrc_final(crc), icrc);
 	KUNIT_EXPECT_EQ(test, get_unaligned_le32(b + len - 4), icrc);
 
@@ -968,7 +968,7 @@ static void icrc_bytes(struct kunit *test, int ipver)
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	memcpy(c, b, len);
 	memset(c + len, 0xa5, 6);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_icrc_check(c, len + 6, ipver), 0);
+	KUNIT_EXPECT_EQ(test, vdr_roce_icrc_check(c, len + 6, ipver), 0);
 }
 
 static void roce_icrc_ipv4(struct kunit *test)
@@ -993,69 +993,69 @@ static void roce_l3_errors(struct kunit *test)
 
 	b4 = make_ip_pkt(test, 4, &pkt, &len4);
 	b6 = make_ip_pkt(test, 6, &pkt, &len6);
-	KUNIT_ASSERT_EQ(test, vrdma_roce_l3_parse(b4, len4, 4, &l3), 0);
+	KUNIT_ASSERT_EQ(test, vdr_roce_l3_parse(b4, len4, 4, &l3), 0);
 	KUNIT_EXPECT_EQ(test, l3.ipver, 4);
 	KUNIT_EXPECT_EQ(test, l3.udp_off, 20);
 	KUNIT_EXPECT_EQ(test, l3.bth_off, 28);
 	KUNIT_EXPECT_EQ(test, l3.bth_len, 12 + 32 + 4);
 	KUNIT_EXPECT_EQ(test, l3.sport, 0xc123);
 	KUNIT_EXPECT_EQ(test, l3.dport, ROCE_UDP_PORT);
-	KUNIT_ASSERT_EQ(test, vrdma_roce_l3_parse(b6, len6, 6, &l3), 0);
+	KUNIT_ASSERT_EQ(test, vdr_roce_l3_parse(b6, len6, 6, &l3), 0);
 	KUNIT_EXPECT_EQ(test, l3.udp_off, 40);
 	KUNIT_EXPECT_EQ(test, l3.bth_off, 48);
 
-	KUNIT_EXPECT_EQ(test, vrdma_roce_l3_parse(b4, len4, 5, &l3), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_l3_parse(b4, len4, 6, &l3), -EPROTO);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_l3_parse(b6, len6, 4, &l3), -EPROTO);
+	KUNIT_EXPECT_EQ(test, vdr_roce_l3_parse(b4, len4, 5, &l3), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdr_roce_l3_parse(b4, len4, 6, &l3), -EPROTO);
+	KUNIT_EXPECT_EQ(test, vdr_roce_l3_parse(b6, len6, 4, &l3), -EPROTO);
 	for (n = 0; n < 20 + 8 + 16; n++)
 		KUNIT_EXPECT_EQ_MSG(test,
-				    vrdma_roce_l3_parse(copy_exact(test, b4, n),
-							n, 4, &l3),
+				    vdr_roce_l3_parse(copy_exact(test, b4, n),
+						      n, 4, &l3),
 				    -ENODATA, "len %u", n);
 	for (n = 0; n < 40 + 8 + 16; n++)
 		KUNIT_EXPECT_EQ_MSG(test,
-				    vrdma_roce_l3_parse(copy_exact(test, b6, n),
-							n, 6, &l3),
+				    vdr_roce_l3_parse(copy_exact(test, b6, n),
+						      n, 6, &l3),
 				    -ENODATA, "len %u", n);
 	/* Shorter than the IP header says. */
-	KUNIT_EXPECT_EQ(test, vrdma_roce_l3_parse(copy_exact(test, b4, len4 - 1),
-						  len4 - 1, 4, &l3), -EMSGSIZE);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_icrc_check(copy_exact(test, b6, len6 - 4),
-						    len6 - 4, 6), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, vdr_roce_l3_parse(copy_exact(test, b4, len4 - 1),
+						len4 - 1, 4, &l3), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, vdr_roce_icrc_check(copy_exact(test, b6, len6 - 4),
+						  len6 - 4, 6), -EMSGSIZE);
 
 	c = copy_exact(test, b4, len4);
 	iph = (struct iphdr *)c;
 	iph->protocol = IPPROTO_TCP;
-	KUNIT_EXPECT_EQ(test, vrdma_roce_l3_parse(c, len4, 4, &l3), -EPROTO);
+	KUNIT_EXPECT_EQ(test, vdr_roce_l3_parse(c, len4, 4, &l3), -EPROTO);
 	iph->protocol = IPPROTO_UDP;
 	iph->ihl = 6;
-	KUNIT_EXPECT_EQ(test, vrdma_roce_l3_parse(c, len4, 4, &l3), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, vdr_roce_l3_parse(c, len4, 4, &l3), -EOPNOTSUPP);
 	iph->ihl = 5;
 	iph->frag_off = htons(IP_DF | IP_MF);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_l3_parse(c, len4, 4, &l3), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, vdr_roce_l3_parse(c, len4, 4, &l3), -EOPNOTSUPP);
 	iph->frag_off = htons(8);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_l3_parse(c, len4, 4, &l3), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, vdr_roce_l3_parse(c, len4, 4, &l3), -EOPNOTSUPP);
 	iph->frag_off = 0;
-	KUNIT_EXPECT_EQ(test, vrdma_roce_l3_parse(c, len4, 4, &l3), 0);
+	KUNIT_EXPECT_EQ(test, vdr_roce_l3_parse(c, len4, 4, &l3), 0);
 	iph->tot_len = htons(len4 - 4);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_l3_parse(c, len4, 4, &l3), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, vdr_roce_l3_parse(c, len4, 4, &l3), -EMSGSIZE);
 	iph->tot_len = htons(20 + 8 + 12);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_l3_parse(c, len4, 4, &l3), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, vdr_roce_l3_parse(c, len4, 4, &l3), -EMSGSIZE);
 	iph->tot_len = htons(len4);
 	((struct udphdr *)(iph + 1))->len = htons(len4 - 20 - 4);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_l3_parse(c, len4, 4, &l3), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, vdr_roce_l3_parse(c, len4, 4, &l3), -EMSGSIZE);
 
 	c = copy_exact(test, b6, len6);
 	ip6h = (struct ipv6hdr *)c;
 	ip6h->nexthdr = IPPROTO_FRAGMENT;
-	KUNIT_EXPECT_EQ(test, vrdma_roce_l3_parse(c, len6, 6, &l3), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, vdr_roce_l3_parse(c, len6, 6, &l3), -EOPNOTSUPP);
 	ip6h->nexthdr = IPPROTO_HOPOPTS;
-	KUNIT_EXPECT_EQ(test, vrdma_roce_l3_parse(c, len6, 6, &l3), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, vdr_roce_l3_parse(c, len6, 6, &l3), -EOPNOTSUPP);
 	ip6h->nexthdr = IPPROTO_TCP;
-	KUNIT_EXPECT_EQ(test, vrdma_roce_l3_parse(c, len6, 6, &l3), -EPROTO);
+	KUNIT_EXPECT_EQ(test, vdr_roce_l3_parse(c, len6, 6, &l3), -EPROTO);
 	ip6h->nexthdr = IPPROTO_UDP;
 	ip6h->payload_len = htons(len6 - 40 + 4);
-	KUNIT_EXPECT_EQ(test, vrdma_roce_l3_parse(c, len6, 6, &l3), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, vdr_roce_l3_parse(c, len6, 6, &l3), -EMSGSIZE);
 }
 
 /* ---- packets captured from rdma_rxe ------------------------------------ */
@@ -1077,12 +1077,12 @@ static void roce_rxe_vector(struct kunit *test)
 	u8 *c;
 	u32 icrc;
 
-	KUNIT_ASSERT_EQ(test, vrdma_roce_l3_parse(data, v->len, v->ipver, &l3), 0);
+	KUNIT_ASSERT_EQ(test, vdr_roce_l3_parse(data, v->len, v->ipver, &l3), 0);
 	KUNIT_EXPECT_EQ(test, l3.dport, ROCE_UDP_PORT);
 	KUNIT_EXPECT_EQ(test, l3.bth_off + l3.bth_len, v->len);
 
-	KUNIT_ASSERT_EQ(test, vrdma_roce_parse(data + l3.bth_off, l3.bth_len,
-					       &pkt), 0);
+	KUNIT_ASSERT_EQ(test, vdr_roce_parse(data + l3.bth_off, l3.bth_len,
+					     &pkt), 0);
 	KUNIT_EXPECT_EQ(test, pkt.opcode, v->opcode);
 	KUNIT_EXPECT_EQ(test, pkt.se, v->se);
 	KUNIT_EXPECT_EQ(test, pkt.mig, v->mig);
@@ -1125,16 +1125,16 @@ static void roce_rxe_vector(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, pkt.ieth_rkey, v->ieth_rkey);
 
 	/* rxe's ICRC is the one this device computes. */
-	KUNIT_EXPECT_EQ(test, vrdma_roce_icrc_check(data, v->len, v->ipver), 0);
-	KUNIT_ASSERT_EQ(test, vrdma_roce_icrc(data, v->len, v->ipver, &icrc), 0);
+	KUNIT_EXPECT_EQ(test, vdr_roce_icrc_check(data, v->len, v->ipver), 0);
+	KUNIT_ASSERT_EQ(test, vdr_roce_icrc(data, v->len, v->ipver, &icrc), 0);
 	KUNIT_EXPECT_EQ(test, icrc, v->icrc);
 	c = copy_exact(test, v->data, v->len);
 	memset(c + v->len - ROCE_ICRC_BYTES, 0, ROCE_ICRC_BYTES);
-	KUNIT_ASSERT_EQ(test, vrdma_roce_icrc_generate(c, v->len, v->ipver), 0);
+	KUNIT_ASSERT_EQ(test, vdr_roce_icrc_generate(c, v->len, v->ipver), 0);
 	KUNIT_EXPECT_MEMEQ(test, c, v->data, v->len);
 
 	/* Built from the decoded fields, the headers are rxe's bytes. */
-	KUNIT_ASSERT_EQ(test, vrdma_roce_build(&pkt, hdr, sizeof(hdr)),
+	KUNIT_ASSERT_EQ(test, vdr_roce_build(&pkt, hdr, sizeof(hdr)),
 			(int)v->hdr_len);
 	KUNIT_EXPECT_MEMEQ(test, hdr, data + l3.bth_off, v->hdr_len);
 }
@@ -1153,7 +1153,7 @@ static void roce_rxe_vector_coverage(struct kunit *test)
 				 vdpa_rdma_rxe_vectors[j].opcode ==
 				 known_opcodes[i].opcode;
 		KUNIT_EXPECT_TRUE_MSG(test, found, "no IPv4 vector for %s",
-				      vrdma_roce_opcode(known_opcodes[i].opcode)->name);
+				      vdr_roce_opcode(known_opcodes[i].opcode)->name);
 	}
 	for (j = 0; j < ARRAY_SIZE(vdpa_rdma_rxe_vectors); j++) {
 		const struct vdpa_rdma_rxe_vector *v = &vdpa_rdma_rxe_vectors[j];

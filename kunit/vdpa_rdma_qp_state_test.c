@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The emulated device's QP state machine (drivers/vdpa/vdpa_rdma/qp_state.c)
+ * The emulated device's QP state machine (drivers/vdpa/vdpa_rdma/vdr_qp_state.c)
  * must accept exactly what ib_core's ib_modify_qp_is_ok() accepts: a
  * transition ib_core allows but the device refuses breaks consumers, and
  * the reverse lets a driver that skips ib_core's check drive a QP into a
@@ -19,7 +19,7 @@
 #include <linux/virtio_rdma.h>
 #include <rdma/ib_verbs.h>
 
-#include "../drivers/vdpa/vdpa_rdma/qp_state.h"
+#include "../drivers/vdpa/vdpa_rdma/vdr_qp_state.h"
 
 #define NR_STATES	(VIRTIO_RDMA_QPS_ERR + 1)
 #define RANDOM_MASKS	256
@@ -89,7 +89,7 @@ static bool ib_ok(u8 cur, u8 next, int t, u32 abi_mask)
 
 static bool dev_ok(u8 cur, u8 next, int t, u32 abi_mask)
 {
-	return vrdma_qp_transition_ok(cur, next, qp_types[t].abi, abi_mask);
+	return vdr_qp_transition_ok(cur, next, qp_types[t].abi, abi_mask);
 }
 
 static void expect_same(struct kunit *test, u8 cur, u8 next, int t, u32 mask)
@@ -111,8 +111,8 @@ static void check_masks(struct kunit *test, u8 cur, u8 next, int t)
 	const char *n = qp_types[t].name;
 	int i;
 
-	if (!vrdma_qp_transition_masks(cur, next, qp_types[t].abi, &req,
-				       &opt)) {
+	if (!vdr_qp_transition_masks(cur, next, qp_types[t].abi, &req,
+				     &opt)) {
 		/* ib_core must refuse it whatever the mask. */
 		KUNIT_EXPECT_FALSE_MSG(test, ib_ok(cur, next, t, 0),
 				       "%s %u->%u: ib_core has it", n, cur, next);
@@ -167,7 +167,7 @@ static void check_verdicts(struct kunit *test, u8 cur, u8 next, int t,
 	u32 all = all_abi_bits(), req = 0, opt = 0, bit;
 	int i, j;
 
-	vrdma_qp_transition_masks(cur, next, qp_types[t].abi, &req, &opt);
+	vdr_qp_transition_masks(cur, next, qp_types[t].abi, &req, &opt);
 
 	expect_same(test, cur, next, t, 0);
 	expect_same(test, cur, next, t, all);
@@ -220,28 +220,28 @@ static void qp_state_known_cases(struct kunit *test)
 	const u32 rc_init = s | VIRTIO_RDMA_QP_PKEY_INDEX | VIRTIO_RDMA_QP_PORT |
 			    VIRTIO_RDMA_QP_ACCESS_FLAGS;
 
-	KUNIT_EXPECT_TRUE(test, vrdma_qp_transition_ok(0, 1, VIRTIO_RDMA_QPT_RC,
-						       rc_init));
-	KUNIT_EXPECT_FALSE(test, vrdma_qp_transition_ok(0, 1, VIRTIO_RDMA_QPT_RC,
-							rc_init & ~VIRTIO_RDMA_QP_PORT));
+	KUNIT_EXPECT_TRUE(test, vdr_qp_transition_ok(0, 1, VIRTIO_RDMA_QPT_RC,
+						     rc_init));
+	KUNIT_EXPECT_FALSE(test, vdr_qp_transition_ok(0, 1, VIRTIO_RDMA_QPT_RC,
+						      rc_init & ~VIRTIO_RDMA_QP_PORT));
 	/* GSI takes no port in RESET->INIT. */
-	KUNIT_EXPECT_FALSE(test, vrdma_qp_transition_ok(0, 1, VIRTIO_RDMA_QPT_GSI,
-							s | VIRTIO_RDMA_QP_PKEY_INDEX |
-							VIRTIO_RDMA_QP_PORT |
-							VIRTIO_RDMA_QP_QKEY));
+	KUNIT_EXPECT_FALSE(test, vdr_qp_transition_ok(0, 1, VIRTIO_RDMA_QPT_GSI,
+						      s | VIRTIO_RDMA_QP_PKEY_INDEX |
+						      VIRTIO_RDMA_QP_PORT |
+						      VIRTIO_RDMA_QP_QKEY));
 	/* RESET->ERR does not exist, RTS->ERR needs nothing but the state. */
-	KUNIT_EXPECT_FALSE(test, vrdma_qp_transition_ok(0, 6, VIRTIO_RDMA_QPT_RC, s));
-	KUNIT_EXPECT_TRUE(test, vrdma_qp_transition_ok(3, 6, VIRTIO_RDMA_QPT_RC, s));
-	KUNIT_EXPECT_FALSE(test, vrdma_qp_transition_ok(3, 6, VIRTIO_RDMA_QPT_RC,
-							s | VIRTIO_RDMA_QP_CUR_STATE));
+	KUNIT_EXPECT_FALSE(test, vdr_qp_transition_ok(0, 6, VIRTIO_RDMA_QPT_RC, s));
+	KUNIT_EXPECT_TRUE(test, vdr_qp_transition_ok(3, 6, VIRTIO_RDMA_QPT_RC, s));
+	KUNIT_EXPECT_FALSE(test, vdr_qp_transition_ok(3, 6, VIRTIO_RDMA_QPT_RC,
+						      s | VIRTIO_RDMA_QP_CUR_STATE));
 	/* Skipping RTR is not allowed. */
-	KUNIT_EXPECT_FALSE(test, vrdma_qp_transition_ok(1, 3, VIRTIO_RDMA_QPT_UD,
-							s | VIRTIO_RDMA_QP_SQ_PSN));
+	KUNIT_EXPECT_FALSE(test, vdr_qp_transition_ok(1, 3, VIRTIO_RDMA_QPT_UD,
+						      s | VIRTIO_RDMA_QP_SQ_PSN));
 	/* Out-of-range states and types are refused, not looked up. */
-	KUNIT_EXPECT_FALSE(test, vrdma_qp_transition_ok(7, 0, VIRTIO_RDMA_QPT_RC, s));
-	KUNIT_EXPECT_FALSE(test, vrdma_qp_transition_ok(0, 7, VIRTIO_RDMA_QPT_RC, s));
-	KUNIT_EXPECT_FALSE(test, vrdma_qp_transition_ok(0, 0, 0, s));
-	KUNIT_EXPECT_FALSE(test, vrdma_qp_transition_ok(0, 0, 5, s));
+	KUNIT_EXPECT_FALSE(test, vdr_qp_transition_ok(7, 0, VIRTIO_RDMA_QPT_RC, s));
+	KUNIT_EXPECT_FALSE(test, vdr_qp_transition_ok(0, 7, VIRTIO_RDMA_QPT_RC, s));
+	KUNIT_EXPECT_FALSE(test, vdr_qp_transition_ok(0, 0, 0, s));
+	KUNIT_EXPECT_FALSE(test, vdr_qp_transition_ok(0, 0, 5, s));
 }
 
 static struct kunit_case vdpa_rdma_qp_state_cases[] = {

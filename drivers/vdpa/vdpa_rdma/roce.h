@@ -82,17 +82,17 @@ struct roce_opcode_info {
 	u8 hdr_len;		/* BTH and extension headers */
 };
 
-/* "No packet yet" for the previous opcode of vrdma_roce_opcode_seq_ok(). */
+/* "No packet yet" for the previous opcode of vdr_roce_opcode_seq_ok(). */
 #define ROCE_OPCODE_NONE	(-1)
 
-const struct roce_opcode_info *vrdma_roce_opcode(u8 opcode);
-unsigned int vrdma_roce_ext_len(enum roce_ext ext);
-bool vrdma_roce_opcode_seq_ok(int prev, u8 next);
+const struct roce_opcode_info *vdr_roce_opcode(u8 opcode);
+unsigned int vdr_roce_ext_len(enum roce_ext ext);
+bool vdr_roce_opcode_seq_ok(int prev, u8 next);
 
 /*
- * A packet's BTH and extension headers as values.  vrdma_roce_build() reads
+ * A packet's BTH and extension headers as values.  vdr_roce_build() reads
  * the extension header members the opcode has and ignores the others;
- * vrdma_roce_parse() fills them and zeroes the others.
+ * vdr_roce_parse() fills them and zeroes the others.
  */
 struct roce_pkt {
 	const struct roce_opcode_info *info;	/* set by parse */
@@ -140,8 +140,8 @@ static inline u8 roce_pad_len(u32 payload_len)
 	return -payload_len & 3;
 }
 
-int vrdma_roce_build(const struct roce_pkt *pkt, void *buf, size_t size);
-int vrdma_roce_parse(const void *buf, size_t len, struct roce_pkt *pkt);
+int vdr_roce_build(const struct roce_pkt *pkt, void *buf, size_t size);
+int vdr_roce_parse(const void *buf, size_t len, struct roce_pkt *pkt);
 
 /* Where the RoCEv2 packet sits in an IP packet. */
 struct roce_l3 {
@@ -153,8 +153,8 @@ struct roce_l3 {
 	u32 bth_len;
 };
 
-int vrdma_roce_l3_parse(const void *buf, size_t len, int ipver,
-			struct roce_l3 *l3);
+int vdr_roce_l3_parse(const void *buf, size_t len, int ipver,
+		      struct roce_l3 *l3);
 
 /*
  * ICRC (IBA Annex A17.3.3): CRC-32 over 8 bytes of ones standing for the
@@ -163,16 +163,16 @@ int vrdma_roce_l3_parse(const void *buf, size_t len, int ipver,
  * of the CRC in little-endian byte order.
  *
  * A sender that builds the headers in place and gathers the payload from
- * elsewhere runs vrdma_roce_icrc_hdr() over the contiguous IP, UDP and BTH
+ * elsewhere runs vdr_roce_icrc_hdr() over the contiguous IP, UDP and BTH
  * headers, roce_icrc_update() over everything after the BTH, and stores
  * roce_icrc_final().
  */
 #define ROCE_ICRC_SEED		0xdebb20e3	/* crc32_le(~0, 8 x 0xff) */
 
-u32 vrdma_roce_icrc_hdr(const void *iph, int ipver);
-int vrdma_roce_icrc(const void *buf, size_t len, int ipver, u32 *icrc);
-int vrdma_roce_icrc_check(const void *buf, size_t len, int ipver);
-int vrdma_roce_icrc_generate(void *buf, size_t len, int ipver);
+u32 vdr_roce_icrc_hdr(const void *iph, int ipver);
+int vdr_roce_icrc(const void *buf, size_t len, int ipver, u32 *icrc);
+int vdr_roce_icrc_check(const void *buf, size_t len, int ipver);
+int vdr_roce_icrc_generate(void *buf, size_t len, int ipver);
 
 static inline u32 roce_icrc_update(u32 crc, const void *p, size_t len)
 {

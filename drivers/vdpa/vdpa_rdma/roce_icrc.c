@@ -31,7 +31,7 @@ static bool roce_ipv6_ext_hdr(u8 nexthdr)
 }
 
 /**
- * vrdma_roce_l3_parse() - find the RoCEv2 packet in an IP packet
+ * vdr_roce_l3_parse() - find the RoCEv2 packet in an IP packet
  * @buf: the IP packet, from the IP header on
  * @len: bytes at @buf; more than the IP packet is fine (link-layer padding)
  * @ipver: 4 or 6, as the link layer said
@@ -48,8 +48,8 @@ static bool roce_ipv6_ext_hdr(u8 nexthdr)
  * options, IPv6 extension headers and fragments; -EMSGSIZE if the IP and
  * UDP lengths disagree with each other or with @len.
  */
-int vrdma_roce_l3_parse(const void *buf, size_t len, int ipver,
-			struct roce_l3 *l3)
+int vdr_roce_l3_parse(const void *buf, size_t len, int ipver,
+		      struct roce_l3 *l3)
 {
 	size_t min = ROCE_BTH_BYTES + ROCE_ICRC_BYTES + sizeof(struct udphdr);
 	const struct udphdr *udph;
@@ -98,10 +98,10 @@ int vrdma_roce_l3_parse(const void *buf, size_t len, int ipver,
 	l3->bth_len = udp_len - sizeof(*udph);
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(vrdma_roce_l3_parse);
+EXPORT_SYMBOL_IF_KUNIT(vdr_roce_l3_parse);
 
 /**
- * vrdma_roce_icrc_hdr() - start the ICRC over the IP, UDP and BTH headers
+ * vdr_roce_icrc_hdr() - start the ICRC over the IP, UDP and BTH headers
  * @iph: IP header (IPv4 without options), followed by the UDP header and
  *	the BTH
  * @ipver: 4 or 6
@@ -109,7 +109,7 @@ EXPORT_SYMBOL_IF_KUNIT(vrdma_roce_l3_parse);
  * Return: the running CRC, to be continued with roce_icrc_update() over
  * everything after the BTH up to the ICRC.
  */
-u32 vrdma_roce_icrc_hdr(const void *iph, int ipver)
+u32 vdr_roce_icrc_hdr(const void *iph, int ipver)
 {
 	u8 hdr[sizeof(struct ipv6hdr) + sizeof(struct udphdr) + ROCE_BTH_BYTES];
 	size_t ip_len = ipver == 6 ? sizeof(struct ipv6hdr) :
@@ -140,7 +140,7 @@ u32 vrdma_roce_icrc_hdr(const void *iph, int ipver)
 
 	return crc32_le(ROCE_ICRC_SEED, hdr, len);
 }
-EXPORT_SYMBOL_IF_KUNIT(vrdma_roce_icrc_hdr);
+EXPORT_SYMBOL_IF_KUNIT(vdr_roce_icrc_hdr);
 
 static int roce_icrc_compute(const void *buf, size_t len, int ipver,
 			     u32 *icrc, __le32 **field)
@@ -150,11 +150,11 @@ static int roce_icrc_compute(const void *buf, size_t len, int ipver,
 	u32 crc;
 	int err;
 
-	err = vrdma_roce_l3_parse(buf, len, ipver, &l3);
+	err = vdr_roce_l3_parse(buf, len, ipver, &l3);
 	if (err)
 		return err;
 
-	crc = vrdma_roce_icrc_hdr(buf, ipver);
+	crc = vdr_roce_icrc_hdr(buf, ipver);
 	rest = l3.bth_len - ROCE_BTH_BYTES - ROCE_ICRC_BYTES;
 	crc = roce_icrc_update(crc, buf + l3.bth_off + ROCE_BTH_BYTES, rest);
 	*icrc = roce_icrc_final(crc);
@@ -163,7 +163,7 @@ static int roce_icrc_compute(const void *buf, size_t len, int ipver,
 }
 
 /**
- * vrdma_roce_icrc() - compute the ICRC of a RoCEv2 IP packet
+ * vdr_roce_icrc() - compute the ICRC of a RoCEv2 IP packet
  * @buf: the IP packet, from the IP header to the ICRC
  * @len: bytes at @buf (link-layer padding after the packet is fine)
  * @ipver: 4 or 6
@@ -171,26 +171,26 @@ static int roce_icrc_compute(const void *buf, size_t len, int ipver,
  *
  * The ICRC field itself is not read.
  *
- * Return: 0, or an error of vrdma_roce_l3_parse().
+ * Return: 0, or an error of vdr_roce_l3_parse().
  */
-int vrdma_roce_icrc(const void *buf, size_t len, int ipver, u32 *icrc)
+int vdr_roce_icrc(const void *buf, size_t len, int ipver, u32 *icrc)
 {
 	__le32 *field;
 
 	return roce_icrc_compute(buf, len, ipver, icrc, &field);
 }
-EXPORT_SYMBOL_IF_KUNIT(vrdma_roce_icrc);
+EXPORT_SYMBOL_IF_KUNIT(vdr_roce_icrc);
 
 /**
- * vrdma_roce_icrc_check() - check the ICRC of a received RoCEv2 IP packet
+ * vdr_roce_icrc_check() - check the ICRC of a received RoCEv2 IP packet
  * @buf: the IP packet, from the IP header to the ICRC
  * @len: bytes at @buf
  * @ipver: 4 or 6
  *
  * Return: 0 if the ICRC is right, -EILSEQ if not, or an error of
- * vrdma_roce_l3_parse().
+ * vdr_roce_l3_parse().
  */
-int vrdma_roce_icrc_check(const void *buf, size_t len, int ipver)
+int vdr_roce_icrc_check(const void *buf, size_t len, int ipver)
 {
 	__le32 *field;
 	u32 icrc;
@@ -201,17 +201,17 @@ int vrdma_roce_icrc_check(const void *buf, size_t len, int ipver)
 		return err;
 	return get_unaligned_le32(field) == icrc ? 0 : -EILSEQ;
 }
-EXPORT_SYMBOL_IF_KUNIT(vrdma_roce_icrc_check);
+EXPORT_SYMBOL_IF_KUNIT(vdr_roce_icrc_check);
 
 /**
- * vrdma_roce_icrc_generate() - write the ICRC of a RoCEv2 IP packet
+ * vdr_roce_icrc_generate() - write the ICRC of a RoCEv2 IP packet
  * @buf: the IP packet, complete but for the ICRC
  * @len: bytes at @buf
  * @ipver: 4 or 6
  *
- * Return: 0, or an error of vrdma_roce_l3_parse().
+ * Return: 0, or an error of vdr_roce_l3_parse().
  */
-int vrdma_roce_icrc_generate(void *buf, size_t len, int ipver)
+int vdr_roce_icrc_generate(void *buf, size_t len, int ipver)
 {
 	__le32 *field;
 	u32 icrc;
@@ -223,4 +223,4 @@ int vrdma_roce_icrc_generate(void *buf, size_t len, int ipver)
 	put_unaligned_le32(icrc, field);
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(vrdma_roce_icrc_generate);
+EXPORT_SYMBOL_IF_KUNIT(vdr_roce_icrc_generate);

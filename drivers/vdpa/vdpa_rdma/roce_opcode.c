@@ -103,26 +103,26 @@ static const struct roce_opcode_info roce_opcodes[256] = {
 };
 
 /**
- * vrdma_roce_opcode() - what an opcode carries and means
+ * vdr_roce_opcode() - what an opcode carries and means
  * @opcode: BTH opcode
  *
  * Return: the opcode's properties, or NULL if the device does not know it.
  */
-const struct roce_opcode_info *vrdma_roce_opcode(u8 opcode)
+const struct roce_opcode_info *vdr_roce_opcode(u8 opcode)
 {
 	const struct roce_opcode_info *info = &roce_opcodes[opcode];
 
 	return info->flags ? info : NULL;
 }
-EXPORT_SYMBOL_IF_KUNIT(vrdma_roce_opcode);
+EXPORT_SYMBOL_IF_KUNIT(vdr_roce_opcode);
 
 /**
- * vrdma_roce_ext_len() - size of an extension header
+ * vdr_roce_ext_len() - size of an extension header
  * @ext: the header
  *
  * Return: its size in bytes, 0 for a value outside enum roce_ext.
  */
-unsigned int vrdma_roce_ext_len(enum roce_ext ext)
+unsigned int vdr_roce_ext_len(enum roce_ext ext)
 {
 	switch (ext) {
 	case ROCE_EXT_DETH:
@@ -143,10 +143,10 @@ unsigned int vrdma_roce_ext_len(enum roce_ext ext)
 		return 0;
 	}
 }
-EXPORT_SYMBOL_IF_KUNIT(vrdma_roce_ext_len);
+EXPORT_SYMBOL_IF_KUNIT(vdr_roce_ext_len);
 
 /**
- * vrdma_roce_opcode_seq_ok() - may @next follow @prev on the same stream
+ * vdr_roce_opcode_seq_ok() - may @next follow @prev on the same stream
  * @prev: opcode of the previous in-sequence packet of the stream, or
  *	ROCE_OPCODE_NONE at the start of the stream
  * @next: opcode of the packet that follows it (next PSN)
@@ -161,9 +161,9 @@ EXPORT_SYMBOL_IF_KUNIT(vrdma_roce_ext_len);
  *
  * Return: true if the sequence is valid.
  */
-bool vrdma_roce_opcode_seq_ok(int prev, u8 next)
+bool vdr_roce_opcode_seq_ok(int prev, u8 next)
 {
-	const struct roce_opcode_info *n = vrdma_roce_opcode(next);
+	const struct roce_opcode_info *n = vdr_roce_opcode(next);
 	const struct roce_opcode_info *p;
 	u16 class = ROCE_OPF_REQ | ROCE_OPF_RESP;
 
@@ -173,7 +173,7 @@ bool vrdma_roce_opcode_seq_ok(int prev, u8 next)
 		return n->flags & ROCE_OPF_FIRST;
 	if (prev < 0 || prev > U8_MAX)
 		return false;
-	p = vrdma_roce_opcode(prev);
+	p = vdr_roce_opcode(prev);
 	if (!p)
 		return false;
 	if ((prev & ROCE_OPC_TRANSPORT_MASK) != (next & ROCE_OPC_TRANSPORT_MASK) ||
@@ -186,4 +186,4 @@ bool vrdma_roce_opcode_seq_ok(int prev, u8 next)
 		       (n->flags & ROCE_OPF_KIND_MASK);
 	return n->flags & ROCE_OPF_FIRST;
 }
-EXPORT_SYMBOL_IF_KUNIT(vrdma_roce_opcode_seq_ok);
+EXPORT_SYMBOL_IF_KUNIT(vdr_roce_opcode_seq_ok);

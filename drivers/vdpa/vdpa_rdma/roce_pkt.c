@@ -2,7 +2,7 @@
 /*
  * vdpa_rdma: writing and reading RoCEv2 transport headers.
  *
- * Everything a peer sends is untrusted: vrdma_roce_parse() checks every
+ * Everything a peer sends is untrusted: vdr_roce_parse() checks every
  * length before it reads and reports each kind of malformed packet with its
  * own error, so that the transport engine can count and answer them (an RC
  * responder NAKs some, drops others) without looking at bytes itself.
@@ -35,7 +35,7 @@ static bool roce_pkt_fields_ok(const struct roce_pkt *pkt,
 }
 
 /**
- * vrdma_roce_build() - write a packet's BTH and extension headers
+ * vdr_roce_build() - write a packet's BTH and extension headers
  * @pkt: the packet; @pkt->info, @pkt->hdr_len and @pkt->payload are ignored
  * @buf: where the BTH goes
  * @size: room at @buf
@@ -48,9 +48,9 @@ static bool roce_pkt_fields_ok(const struct roce_pkt *pkt,
  * a pad count that does not match the payload length, -ENOSPC if @size is
  * too small.
  */
-int vrdma_roce_build(const struct roce_pkt *pkt, void *buf, size_t size)
+int vdr_roce_build(const struct roce_pkt *pkt, void *buf, size_t size)
 {
-	const struct roce_opcode_info *info = vrdma_roce_opcode(pkt->opcode);
+	const struct roce_opcode_info *info = vdr_roce_opcode(pkt->opcode);
 	struct roce_bth *bth = buf;
 	u8 *p = buf;
 	u32 qpn;
@@ -111,10 +111,10 @@ int vrdma_roce_build(const struct roce_pkt *pkt, void *buf, size_t size)
 
 	return p - (u8 *)buf;
 }
-EXPORT_SYMBOL_IF_KUNIT(vrdma_roce_build);
+EXPORT_SYMBOL_IF_KUNIT(vdr_roce_build);
 
 /**
- * vrdma_roce_parse() - check and decode a received RoCEv2 packet
+ * vdr_roce_parse() - check and decode a received RoCEv2 packet
  * @buf: UDP payload: BTH, extension headers, payload, pad, ICRC
  * @len: its length (from the UDP header)
  * @pkt: decoded packet
@@ -123,7 +123,7 @@ EXPORT_SYMBOL_IF_KUNIT(vrdma_roce_build);
  * enough for its opcode's headers and the ICRC, the transport version is
  * 0, and the pad count is consistent with the bytes left for the payload.
  * It neither checks the ICRC (that needs the IP header:
- * vrdma_roce_icrc_check()) nor the payload length against the path MTU,
+ * vdr_roce_icrc_check()) nor the payload length against the path MTU,
  * nor anything that depends on the QP.
  *
  * The BTH members of @pkt are set whenever the result is not -ENODATA, so
@@ -140,7 +140,7 @@ EXPORT_SYMBOL_IF_KUNIT(vrdma_roce_build);
  * -EINVAL	pad bytes in a FIRST or MIDDLE packet, which must carry a
  *		whole path MTU of payload.
  */
-int vrdma_roce_parse(const void *buf, size_t len, struct roce_pkt *pkt)
+int vdr_roce_parse(const void *buf, size_t len, struct roce_pkt *pkt)
 {
 	const struct roce_opcode_info *info;
 	const struct roce_bth *bth = buf;
@@ -164,7 +164,7 @@ int vrdma_roce_parse(const void *buf, size_t len, struct roce_pkt *pkt)
 
 	if (roce_bth_tver(bth) != ROCE_BTH_TVER)
 		return -EPROTO;
-	info = vrdma_roce_opcode(pkt->opcode);
+	info = vdr_roce_opcode(pkt->opcode);
 	if (!info)
 		return -EBADRQC;
 	if (len < info->hdr_len + ROCE_ICRC_BYTES)
@@ -227,4 +227,4 @@ int vrdma_roce_parse(const void *buf, size_t len, struct roce_pkt *pkt)
 	pkt->payload_len = area - pkt->pad;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(vrdma_roce_parse);
+EXPORT_SYMBOL_IF_KUNIT(vdr_roce_parse);

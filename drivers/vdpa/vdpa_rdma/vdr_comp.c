@@ -11,16 +11,16 @@
 #include "roce_psn.h"
 #include "roce_rel.h"
 #include "vdpa_rdma.h"
-#include "xport.h"
+#include "vdr_xport.h"
 
 /* RNR NAK timer codes in microseconds (IBA table 45); 0 is 655.36 ms. */
-static const u32 vrdma_rnr_us[32] = {
+static const u32 vdr_rnr_us[32] = {
 	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
 	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
 	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
 
-static struct vrdma_swqe *vrdma_comp_wqe(struct vrdma_qp *qp, u32 idx)
+static struct vdr_swqe *vdr_comp_wqe(struct vdr_qp *qp, u32 idx)
 {
 	return &qp->xqp->swq[idx & (qp->sq.depth - 1)];
 }
@@ -29,35 +29,35 @@ static struct vrdma_swqe *vrdma_comp_wqe(struct vrdma_qp *qp, u32 idx)
  * Whether a started WQE is unfinished.  A go-back-N may have moved sq_next
  * back over WQEs that are still unacknowledged, so look up to sq_fetched.
  */
-static bool vrdma_comp_outstanding(struct vrdma_qp *qp)
+static bool vdr_comp_outstanding(struct vdr_qp *qp)
 {
-	struct vrdma_xqp *x = qp->xqp;
-	struct vrdma_swqe *w;
+	struct vdr_xqp *x = qp->xqp;
+	struct vdr_swqe *w;
 	u32 i;
 
 	if (x->req_off)
 		return true;
 	for (i = qp->sq_cons; i != x->sq_fetched; i++) {
-		w = vrdma_comp_wqe(qp, i);
-		if (w->started && w->state != VRDMA_SWQE_DONE)
+		w = vdr_comp_wqe(qp, i);
+		if (w->started && w->state != VDR_SWQE_DONE)
 			return true;
 	}
 	return false;
 }
 
 /* Retire finished WQEs in order. */
-void vrdma_comp_run(struct vrdma_dev *dev, struct vrdma_qp *qp)
+void vdr_comp_run(struct vdr_dev *dev, struct vdr_qp *qp)
 {
-	struct vrdma_xqp *x = qp->xqp;
+	struct vdr_xqp *x = qp->xqp;
 	struct virtio_rdma_cqe cqe;
-	struct vrdma_swqe *w;
+	struct vdr_swqe *w;
 	bool fail;
 
 	while (qp->sq_cons != x->sq_fetched &&
 	       qp->state != VIRTIO_RDMA_QPS_ERR &&
 	       qp->state != VIRTIO_RDMA_QPS_RESET) {
-		w = vrdma_comp_wqe(qp, qp->sq_cons);
-		if (w->state != VRDMA_SWQE_DONE)
+		w = vdr_comp_wqe(qp, qp->sq_cons);
+		if (w->state != VDR_SWQE_DONE)
 			break;
 		fail = w->status != VIRTIO_RDMA_WC_SUCCESS;
 		qp->sq_cons++;
@@ -72,19 +72,19 @@ void vrdma_comp_run(struct vrdma_dev *dev, struct vrdma_qp *qp)
 			memset(&cqe, 0, sizeof(cqe));
 			cqe.wr_id = w->wqe.wr_id;
 			cqe.status = w->status;
-			cqe.opcode = vrdma_wc_opcode(w->wqe.opcode);
+			cqe.opcode = vdr_wc_opcode(w->wqe.opcode);
 			cqe.qp_handle = cpu_to_le32(qp->qpn);
 			if (w->wqe.opcode == VIRTIO_RDMA_WR_RDMA_READ ||
 			    w->rd_atomic)
 				cqe.byte_len = cpu_to_le32(w->len);
-			if (vrdma_cq_post(dev, qp->scq, &cqe, false)) {
-				vrdma_xqp_fatal(dev, qp, VRDMA_QP_EV_FATAL);
+			if (vdr_cq_post(dev, qp->scq, &cqe, false)) {
+				vdr_xqp_fatal(dev, qp, VDR_QP_EV_FATAL);
 				return;
 			}
 		}
 		if (fail && !w->soft_err) {
-			vrdma_xqp_fatal(dev, qp, w->malformed ?
-					VRDMA_QP_EV_FATAL : -1);
+			vdr_xqp_fatal(dev, qp, w->malformed ?
+				      VDR_QP_EV_FATAL : -1);
 			return;
 		}
 	}
@@ -98,13 +98,13 @@ void vrdma_comp_run(struct vrdma_dev *dev, struct vrdma_qp *qp)
 	    (qp->state != VIRTIO_RDMA_QPS_RTS &&
 	     qp->state != VIRTIO_RDMA_QPS_SQD))
 		return;
-	if (!vrdma_comp_outstanding(qp))
+	if (!vdr_comp_outstanding(qp))
 		hrtimer_try_to_cancel(&x->retrans_timer);
 }
 
-static void vrdma_comp_progress(struct vrdma_qp *qp, u32 psn)
+static void vdr_comp_progress(struct vdr_qp *qp, u32 psn)
 {
-	struct vrdma_xqp *x = qp->xqp;
+	struct vdr_xqp *x = qp->xqp;
 
 	if (roce_psn_after(psn, x->acked_psn))
 		x->acked_psn = psn;
@@ -119,8 +119,8 @@ static void vrdma_comp_progress(struct vrdma_qp *qp, u32 psn)
 		x->rtt_valid = false;
 	}
 	x->probed = false;
-	vrdma_req_acked(qp);
-	vrdma_xqp_timer_arm(x);
+	vdr_req_acked(qp);
+	vdr_xqp_timer_arm(x);
 }
 
 /*
@@ -128,45 +128,45 @@ static void vrdma_comp_progress(struct vrdma_qp *qp, u32 psn)
  * the acknowledgment lost its response: send it again.  Returns false
  * when it did that.
  */
-static bool vrdma_comp_ack_upto(struct vrdma_dev *dev, struct vrdma_qp *qp,
-				u32 psn)
+static bool vdr_comp_ack_upto(struct vdr_dev *dev, struct vdr_qp *qp,
+			      u32 psn)
 {
-	struct vrdma_xqp *x = qp->xqp;
-	struct vrdma_swqe *w;
+	struct vdr_xqp *x = qp->xqp;
+	struct vdr_swqe *w;
 	u32 i;
 
 	/* Up to sq_fetched: a go-back-N may have moved sq_next back. */
 	for (i = qp->sq_cons; i != x->sq_fetched; i++) {
-		w = vrdma_comp_wqe(qp, i);
+		w = vdr_comp_wqe(qp, i);
 		/* Local WQEs are DONE without being started. */
-		if (w->state == VRDMA_SWQE_DONE)
+		if (w->state == VDR_SWQE_DONE)
 			continue;
 		if (!w->started)
 			break;
 		if (roce_psn_before(psn, w->last_psn))
 			break;
 		if (w->rd_atomic) {
-			vrdma_req_retransmit(dev, qp, w->first_psn);
+			vdr_req_retransmit(dev, qp, w->first_psn);
 			return false;
 		}
-		w->state = VRDMA_SWQE_DONE;
+		w->state = VDR_SWQE_DONE;
 		w->status = VIRTIO_RDMA_WC_SUCCESS;
 	}
 	return true;
 }
 
-static void vrdma_comp_fail_at(struct vrdma_dev *dev, struct vrdma_qp *qp,
-			       u32 psn, u8 status)
+static void vdr_comp_fail_at(struct vdr_dev *dev, struct vdr_qp *qp,
+			     u32 psn, u8 status)
 {
-	struct vrdma_xqp *x = qp->xqp;
-	struct vrdma_swqe *w;
+	struct vdr_xqp *x = qp->xqp;
+	struct vdr_swqe *w;
 	u32 i;
 
 	for (i = qp->sq_cons; i != x->sq_next + (x->req_off ? 1 : 0); i++) {
-		w = vrdma_comp_wqe(qp, i);
-		if (w->state == VRDMA_SWQE_DONE)
+		w = vdr_comp_wqe(qp, i);
+		if (w->state == VDR_SWQE_DONE)
 			continue;
-		w->state = VRDMA_SWQE_DONE;
+		w->state = VDR_SWQE_DONE;
 		w->status = status;
 		if (x->req_off && i == x->sq_next) {
 			x->req_off = 0;
@@ -176,10 +176,10 @@ static void vrdma_comp_fail_at(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	}
 }
 
-static void vrdma_comp_rel(const struct vrdma_qp *qp,
-			   struct roce_rel_req *r)
+static void vdr_comp_rel(const struct vdr_qp *qp,
+			 struct roce_rel_req *r)
 {
-	const struct vrdma_xqp *x = qp->xqp;
+	const struct vdr_xqp *x = qp->xqp;
 
 	r->acked_psn = x->acked_psn;
 	r->next_psn = x->sent_psn;
@@ -191,32 +191,32 @@ static void vrdma_comp_rel(const struct vrdma_qp *qp,
 }
 
 /* Go back N to @psn, remembering it so that its duplicates are ignored. */
-static void vrdma_comp_go_back(struct vrdma_dev *dev, struct vrdma_qp *qp,
-			       u32 psn)
+static void vdr_comp_go_back(struct vdr_dev *dev, struct vdr_qp *qp,
+			     u32 psn)
 {
-	struct vrdma_xqp *x = qp->xqp;
+	struct vdr_xqp *x = qp->xqp;
 
 	x->gap_valid = true;
 	x->gap_psn = psn;
 	x->cwnd = roce_rel_cwnd_loss(x->cwnd);
-	vrdma_req_retransmit(dev, qp, psn);
+	vdr_req_retransmit(dev, qp, psn);
 }
 
-static void vrdma_comp_aeth(struct vrdma_dev *dev, struct vrdma_qp *qp,
-			    struct roce_pkt *pkt)
+static void vdr_comp_aeth(struct vdr_dev *dev, struct vdr_qp *qp,
+			  struct roce_pkt *pkt)
 {
-	struct vrdma_xqp *x = qp->xqp;
+	struct vdr_xqp *x = qp->xqp;
 	u8 syn = pkt->aeth.syndrome;
 	struct roce_rel_decision d;
 	struct roce_rel_req r;
 	u32 before;
 
-	vrdma_comp_rel(qp, &r);
+	vdr_comp_rel(qp, &r);
 	roce_rel_aeth(&r, syn, pkt->psn, &d);
 	if ((syn & ROCE_AETH_TYPE_MASK) == ROCE_AETH_RNR_NAK)
-		vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_RNR_NAK_RCVD);
+		vdr_stat_inc(dev, VIRTIO_RDMA_STAT_RNR_NAK_RCVD);
 	else if (syn == ROCE_AETH_NAK_PSN_SEQ_ERR)
-		vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_SEQ_NAK_RCVD);
+		vdr_stat_inc(dev, VIRTIO_RDMA_STAT_SEQ_NAK_RCVD);
 	if (d.use_retry)
 		x->retry_left--;
 	if (d.use_rnr)
@@ -225,13 +225,13 @@ static void vrdma_comp_aeth(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	if (d.action == ROCE_REL_IGNORE)
 		return;
 	if (d.action == ROCE_REL_PROGRESS) {
-		if (vrdma_comp_ack_upto(dev, qp, d.psn))
-			vrdma_comp_progress(qp, d.psn);
+		if (vdr_comp_ack_upto(dev, qp, d.psn))
+			vdr_comp_progress(qp, d.psn);
 		return;
 	}
 	/* A NAK acknowledges every PSN before the one it names. */
 	before = roce_psn_sub(d.psn, 1);
-	if (!vrdma_comp_ack_upto(dev, qp, before))
+	if (!vdr_comp_ack_upto(dev, qp, before))
 		return;	/* went back to a READ or atomic before it */
 	if (roce_psn_after(before, x->acked_psn))
 		x->acked_psn = before;
@@ -239,43 +239,43 @@ static void vrdma_comp_aeth(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	switch (d.action) {
 	case ROCE_REL_RNR_WAIT:
 		hrtimer_try_to_cancel(&x->retrans_timer);
-		vrdma_req_retransmit(dev, qp, d.psn);
+		vdr_req_retransmit(dev, qp, d.psn);
 		x->rnr_wait = true;
 		hrtimer_start(&x->rnr_timer,
-			      ns_to_ktime((u64)vrdma_rnr_us[syn & 0x1f] *
+			      ns_to_ktime((u64)vdr_rnr_us[syn & 0x1f] *
 					  NSEC_PER_USEC),
 			      HRTIMER_MODE_REL_SOFT);
 		break;
 	case ROCE_REL_GO_BACK:
-		vrdma_comp_go_back(dev, qp, d.psn);
-		vrdma_xqp_timer_arm(x);
+		vdr_comp_go_back(dev, qp, d.psn);
+		vdr_xqp_timer_arm(x);
 		break;
 	default:
 		if (d.status == VIRTIO_RDMA_WC_RETRY_EXC_ERR)
-			vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_RETRY_EXCEEDED);
-		vrdma_comp_fail_at(dev, qp, d.psn, d.status);
+			vdr_stat_inc(dev, VIRTIO_RDMA_STAT_RETRY_EXCEEDED);
+		vdr_comp_fail_at(dev, qp, d.psn, d.status);
 		break;
 	}
 }
 
 /* The first unfinished WQE, if it is the READ/atomic @psn answers. */
-static struct vrdma_swqe *vrdma_comp_rd_wqe(struct vrdma_dev *dev,
-					    struct vrdma_qp *qp, u32 psn)
+static struct vdr_swqe *vdr_comp_rd_wqe(struct vdr_dev *dev,
+					struct vdr_qp *qp, u32 psn)
 {
-	struct vrdma_xqp *x = qp->xqp;
-	struct vrdma_swqe *w;
+	struct vdr_xqp *x = qp->xqp;
+	struct vdr_swqe *w;
 	u32 i;
 
 	for (i = qp->sq_cons; i != x->sq_next; i++) {
-		w = vrdma_comp_wqe(qp, i);
-		if (w->state == VRDMA_SWQE_DONE)
+		w = vdr_comp_wqe(qp, i);
+		if (w->state == VDR_SWQE_DONE)
 			continue;
 		if (roce_psn_before(psn, w->first_psn))
 			return NULL;	/* duplicate */
 		if (!w->rd_atomic) {
 			/* A response implicitly acknowledges what precedes. */
 			if (roce_psn_after(psn, w->last_psn)) {
-				w->state = VRDMA_SWQE_DONE;
+				w->state = VDR_SWQE_DONE;
 				w->status = VIRTIO_RDMA_WC_SUCCESS;
 				continue;
 			}
@@ -288,27 +288,27 @@ static struct vrdma_swqe *vrdma_comp_rd_wqe(struct vrdma_dev *dev,
 	return NULL;
 }
 
-static void vrdma_comp_read_resp(struct vrdma_dev *dev, struct vrdma_qp *qp,
-				 struct roce_pkt *pkt)
+static void vdr_comp_read_resp(struct vdr_dev *dev, struct vdr_qp *qp,
+			       struct roce_pkt *pkt)
 {
-	struct vrdma_xqp *x = qp->xqp;
+	struct vdr_xqp *x = qp->xqp;
 	bool last = pkt->info->flags & ROCE_OPF_LAST;
 	struct roce_rel_req r;
-	struct vrdma_swqe *w;
+	struct vdr_swqe *w;
 	u32 expect;
 	int err;
 
-	w = vrdma_comp_rd_wqe(dev, qp, pkt->psn);
+	w = vdr_comp_rd_wqe(dev, qp, pkt->psn);
 	if (!w || w->wqe.opcode != VIRTIO_RDMA_WR_RDMA_READ)
 		return;
 	expect = roce_psn_add(w->first_psn, w->read_off / x->mtu);
-	vrdma_comp_rel(qp, &r);
+	vdr_comp_rel(qp, &r);
 	switch (roce_rel_read_resp(&r, expect, pkt->psn)) {
 	case ROCE_RRESP_ACCEPT:
 		break;
 	case ROCE_RRESP_GAP:
 		/* Ask for the rest now rather than after a timeout. */
-		vrdma_comp_go_back(dev, qp, expect);
+		vdr_comp_go_back(dev, qp, expect);
 		return;
 	default:
 		return;
@@ -316,48 +316,48 @@ static void vrdma_comp_read_resp(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	if (pkt->payload_len > w->len - w->read_off ||
 	    (!last && pkt->payload_len != x->mtu) ||
 	    (last && w->read_off + pkt->payload_len != w->len)) {
-		w->state = VRDMA_SWQE_DONE;
+		w->state = VDR_SWQE_DONE;
 		w->status = VIRTIO_RDMA_WC_BAD_RESP_ERR;
 		return;
 	}
-	err = vrdma_sgl_copy(dev, qp->pd, w->sge, w->wqe.num_sge,
-			     VIRTIO_RDMA_ACCESS_LOCAL_WRITE, w->read_off,
-			     (void *)pkt->payload, pkt->payload_len,
-			     VRDMA_TO_MEM);
+	err = vdr_sgl_copy(dev, qp->pd, w->sge, w->wqe.num_sge,
+			   VIRTIO_RDMA_ACCESS_LOCAL_WRITE, w->read_off,
+			   (void *)pkt->payload, pkt->payload_len,
+			   VDR_TO_MEM);
 	if (err) {
-		w->state = VRDMA_SWQE_DONE;
+		w->state = VDR_SWQE_DONE;
 		w->status = VIRTIO_RDMA_WC_LOC_PROT_ERR;
 		return;
 	}
 	w->read_off += pkt->payload_len;
-	vrdma_comp_progress(qp, pkt->psn);
+	vdr_comp_progress(qp, pkt->psn);
 	if (last) {
-		w->state = VRDMA_SWQE_DONE;
+		w->state = VDR_SWQE_DONE;
 		w->status = VIRTIO_RDMA_WC_SUCCESS;
 	}
 }
 
-static void vrdma_comp_atomic_ack(struct vrdma_dev *dev, struct vrdma_qp *qp,
-				  struct roce_pkt *pkt)
+static void vdr_comp_atomic_ack(struct vdr_dev *dev, struct vdr_qp *qp,
+				struct roce_pkt *pkt)
 {
-	struct vrdma_swqe *w;
+	struct vdr_swqe *w;
 	u64 orig;
 
-	w = vrdma_comp_rd_wqe(dev, qp, pkt->psn);
+	w = vdr_comp_rd_wqe(dev, qp, pkt->psn);
 	if (!w || w->wqe.opcode == VIRTIO_RDMA_WR_RDMA_READ)
 		return;
 	orig = pkt->atomic_orig;
-	w->state = VRDMA_SWQE_DONE;
+	w->state = VDR_SWQE_DONE;
 	w->status = VIRTIO_RDMA_WC_SUCCESS;
-	if (vrdma_sgl_copy(dev, qp->pd, w->sge, w->wqe.num_sge,
-			   VIRTIO_RDMA_ACCESS_LOCAL_WRITE, 0, &orig,
-			   sizeof(orig), VRDMA_TO_MEM))
+	if (vdr_sgl_copy(dev, qp->pd, w->sge, w->wqe.num_sge,
+			 VIRTIO_RDMA_ACCESS_LOCAL_WRITE, 0, &orig,
+			 sizeof(orig), VDR_TO_MEM))
 		w->status = VIRTIO_RDMA_WC_LOC_PROT_ERR;
-	vrdma_comp_progress(qp, pkt->psn);
+	vdr_comp_progress(qp, pkt->psn);
 }
 
-void vrdma_comp_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
-		       struct roce_pkt *pkt)
+void vdr_comp_packet(struct vdr_dev *dev, struct vdr_qp *qp,
+		     struct roce_pkt *pkt)
 {
 	u16 f = pkt->info->flags;
 
@@ -369,20 +369,20 @@ void vrdma_comp_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		/* A READ response with an AETH may also NAK. */
 		if ((f & ROCE_OPF_LAST || f & ROCE_OPF_FIRST) &&
 		    (pkt->aeth.syndrome & ROCE_AETH_TYPE_MASK) != ROCE_AETH_ACK)
-			vrdma_comp_aeth(dev, qp, pkt);
+			vdr_comp_aeth(dev, qp, pkt);
 		else
-			vrdma_comp_read_resp(dev, qp, pkt);
+			vdr_comp_read_resp(dev, qp, pkt);
 	} else if (f & ROCE_OPF_ATOMIC_ACK) {
-		vrdma_comp_atomic_ack(dev, qp, pkt);
+		vdr_comp_atomic_ack(dev, qp, pkt);
 	} else if (f & ROCE_OPF_ACK) {
-		vrdma_comp_aeth(dev, qp, pkt);
+		vdr_comp_aeth(dev, qp, pkt);
 	}
 }
 
 /* The retransmission timer expired: go back to the first unacknowledged PSN. */
-void vrdma_comp_timeout(struct vrdma_dev *dev, struct vrdma_qp *qp)
+void vdr_comp_timeout(struct vdr_dev *dev, struct vdr_qp *qp)
 {
-	struct vrdma_xqp *x = qp->xqp;
+	struct vdr_xqp *x = qp->xqp;
 	struct roce_rel_req r;
 
 	if (qp->type != VIRTIO_RDMA_QPT_RC ||
@@ -396,31 +396,31 @@ void vrdma_comp_timeout(struct vrdma_dev *dev, struct vrdma_qp *qp)
 		 * the one it expects.
 		 */
 		x->probe_armed = false;
-		if (!vrdma_comp_outstanding(qp) || x->rnr_wait)
+		if (!vdr_comp_outstanding(qp) || x->rnr_wait)
 			return;
 		x->probed = true;
-		vrdma_req_retransmit(dev, qp, roce_psn_add(x->acked_psn, 1));
-		vrdma_xqp_timer_arm(x);
+		vdr_req_retransmit(dev, qp, roce_psn_add(x->acked_psn, 1));
+		vdr_xqp_timer_arm(x);
 		return;
 	}
-	vrdma_comp_rel(qp, &r);
-	switch (roce_rel_timeout(&r, vrdma_comp_outstanding(qp), x->rnr_wait)) {
+	vdr_comp_rel(qp, &r);
+	switch (roce_rel_timeout(&r, vdr_comp_outstanding(qp), x->rnr_wait)) {
 	case ROCE_TMO_NONE:
 		return;
 	case ROCE_TMO_FAIL:
-		vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_ACK_TIMEOUTS);
-		vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_RETRY_EXCEEDED);
-		vrdma_comp_fail_at(dev, qp, 0, VIRTIO_RDMA_WC_RETRY_EXC_ERR);
+		vdr_stat_inc(dev, VIRTIO_RDMA_STAT_ACK_TIMEOUTS);
+		vdr_stat_inc(dev, VIRTIO_RDMA_STAT_RETRY_EXCEEDED);
+		vdr_comp_fail_at(dev, qp, 0, VIRTIO_RDMA_WC_RETRY_EXC_ERR);
 		return;
 	case ROCE_TMO_RETRY:
 		break;
 	}
-	vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_ACK_TIMEOUTS);
+	vdr_stat_inc(dev, VIRTIO_RDMA_STAT_ACK_TIMEOUTS);
 	x->retry_left--;
-	if (x->tmo_backoff < VRDMA_TMO_BACKOFF_MAX)
+	if (x->tmo_backoff < VDR_TMO_BACKOFF_MAX)
 		x->tmo_backoff++;
 	x->cwnd = roce_rel_cwnd_loss(x->cwnd);
 	x->gap_valid = false;
-	vrdma_req_retransmit(dev, qp, roce_psn_add(x->acked_psn, 1));
-	vrdma_xqp_timer_arm(x);
+	vdr_req_retransmit(dev, qp, roce_psn_add(x->acked_psn, 1));
+	vdr_xqp_timer_arm(x);
 }

@@ -5,34 +5,34 @@
  * Send WQEs are copied out of the SQ ring once, validated, and turned into
  * packets of at most one path MTU, each with the next PSN.  Local
  * operations (REG_MR, LOCAL_INV) run when they are fetched, which is SQ
- * order.  The completer (comp.c) retires WQEs in order and moves the send
+ * order.  The completer (vdr_comp.c) retires WQEs in order and moves the send
  * cursor back here for retransmissions.
  */
 #include "roce.h"
 #include "roce_psn.h"
 #include "roce_rel.h"
 #include "vdpa_rdma.h"
-#include "xport.h"
+#include "vdr_xport.h"
 
-#define VRDMA_REQ_BUDGET	256
+#define VDR_REQ_BUDGET	256
 /* A long message asks for an ACK at least every this many packets. */
-#define VRDMA_REQ_ACK_EVERY	32
+#define VDR_REQ_ACK_EVERY	32
 
-#define VRDMA_SQ_WQE_HDR	sizeof(struct virtio_rdma_sq_wqe)
-#define VRDMA_SGE_BYTES		sizeof(struct virtio_rdma_sge)
+#define VDR_SQ_WQE_HDR	sizeof(struct virtio_rdma_sq_wqe)
+#define VDR_SGE_BYTES		sizeof(struct virtio_rdma_sge)
 
-u32 vrdma_req_npkts(u32 len, u32 mtu)
+u32 vdr_req_npkts(u32 len, u32 mtu)
 {
 	return len ? DIV_ROUND_UP(len, mtu) : 1;
 }
 
-static bool vrdma_is_ud(const struct vrdma_qp *qp)
+static bool vdr_is_ud(const struct vdr_qp *qp)
 {
 	return qp->type == VIRTIO_RDMA_QPT_UD || qp->type == VIRTIO_RDMA_QPT_GSI;
 }
 
 /* Opcode vs QP type (spec "Send queue WQE"). */
-static bool vrdma_req_op_ok(const struct vrdma_qp *qp, u8 op)
+static bool vdr_req_op_ok(const struct vdr_qp *qp, u8 op)
 {
 	switch (op) {
 	case VIRTIO_RDMA_WR_SEND:
@@ -40,7 +40,7 @@ static bool vrdma_req_op_ok(const struct vrdma_qp *qp, u8 op)
 		return true;
 	case VIRTIO_RDMA_WR_RDMA_WRITE:
 	case VIRTIO_RDMA_WR_RDMA_WRITE_WITH_IMM:
-		return !vrdma_is_ud(qp);
+		return !vdr_is_ud(qp);
 	case VIRTIO_RDMA_WR_RDMA_READ:
 	case VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP:
 	case VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD:
@@ -54,7 +54,7 @@ static bool vrdma_req_op_ok(const struct vrdma_qp *qp, u8 op)
 	}
 }
 
-static bool vrdma_req_op_inline(u8 op)
+static bool vdr_req_op_inline(u8 op)
 {
 	switch (op) {
 	case VIRTIO_RDMA_WR_SEND:
@@ -68,61 +68,61 @@ static bool vrdma_req_op_inline(u8 op)
 	}
 }
 
-static void vrdma_swqe_fail(struct vrdma_dev *dev, struct vrdma_swqe *w,
-			    u8 status)
+static void vdr_swqe_fail(struct vdr_dev *dev, struct vdr_swqe *w,
+			  u8 status)
 {
-	w->state = VRDMA_SWQE_DONE;
+	w->state = VDR_SWQE_DONE;
 	w->status = status;
-	vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_BAD_WQE);
+	vdr_stat_inc(dev, VIRTIO_RDMA_STAT_BAD_WQE);
 }
 
 /* A WQE the driver could not have built: the QP becomes fatal (spec). */
-static void vrdma_swqe_malformed(struct vrdma_dev *dev, struct vrdma_swqe *w,
-				 u8 status)
+static void vdr_swqe_malformed(struct vdr_dev *dev, struct vdr_swqe *w,
+			       u8 status)
 {
-	vrdma_swqe_fail(dev, w, status);
+	vdr_swqe_fail(dev, w, status);
 	w->malformed = true;
 }
 
-static u8 vrdma_mem_status(int err)
+static u8 vdr_mem_status(int err)
 {
 	return err == -EOVERFLOW || err == -EMSGSIZE ?
 		VIRTIO_RDMA_WC_LOC_LEN_ERR : VIRTIO_RDMA_WC_LOC_PROT_ERR;
 }
 
 /* Validate a copied WQE; local operations are executed here. */
-static void vrdma_req_check(struct vrdma_dev *dev, struct vrdma_qp *qp,
-			    struct vrdma_swqe *w)
+static void vdr_req_check(struct vdr_dev *dev, struct vdr_qp *qp,
+			  struct vdr_swqe *w)
 {
-	struct vrdma_xqp *x = qp->xqp;
+	struct vdr_xqp *x = qp->xqp;
 	u8 op = w->wqe.opcode;
 	u64 total = 0;
 	u32 access;
 	int err;
 
-	if (!vrdma_req_op_ok(qp, op))
-		return vrdma_swqe_malformed(dev, w,
-					    VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
+	if (!vdr_req_op_ok(qp, op))
+		return vdr_swqe_malformed(dev, w,
+					  VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
 
 	switch (op) {
 	case VIRTIO_RDMA_WR_REG_MR:
-		if (vrdma_mr_fast_reg(dev, qp->pd, &w->wqe.wr.reg_mr))
-			return vrdma_swqe_fail(dev, w,
-					       VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
-		w->state = VRDMA_SWQE_DONE;
+		if (vdr_mr_fast_reg(dev, qp->pd, &w->wqe.wr.reg_mr))
+			return vdr_swqe_fail(dev, w,
+					     VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
+		w->state = VDR_SWQE_DONE;
 		return;
 	case VIRTIO_RDMA_WR_LOCAL_INV:
-		if (vrdma_mr_invalidate(dev, qp->pd,
-					le32_to_cpu(w->wqe.ex.invalidate_rkey)))
-			return vrdma_swqe_fail(dev, w,
-					       VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
-		w->state = VRDMA_SWQE_DONE;
+		if (vdr_mr_invalidate(dev, qp->pd,
+				      le32_to_cpu(w->wqe.ex.invalidate_rkey)))
+			return vdr_swqe_fail(dev, w,
+					     VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
+		w->state = VDR_SWQE_DONE;
 		return;
 	case VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP:
 	case VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD:
-		if (!vrdma_has_feature(dev, VIRTIO_RDMA_F_ATOMIC))
-			return vrdma_swqe_fail(dev, w,
-					       VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
+		if (!vdr_has_feature(dev, VIRTIO_RDMA_F_ATOMIC))
+			return vdr_swqe_fail(dev, w,
+					     VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
 		fallthrough;
 	case VIRTIO_RDMA_WR_RDMA_READ:
 		w->rd_atomic = true;
@@ -134,18 +134,18 @@ static void vrdma_req_check(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	} else {
 		/* READ and atomic results are written into the SGEs. */
 		access = w->rd_atomic ? VIRTIO_RDMA_ACCESS_LOCAL_WRITE : 0;
-		err = vrdma_sgl_check(dev, qp->pd, w->sge, w->wqe.num_sge,
-				      access, &total);
+		err = vdr_sgl_check(dev, qp->pd, w->sge, w->wqe.num_sge,
+				    access, &total);
 		if (err)
-			return vrdma_swqe_fail(dev, w, vrdma_mem_status(err));
+			return vdr_swqe_fail(dev, w, vdr_mem_status(err));
 		w->len = total;
 	}
 	if ((op == VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP ||
 	     op == VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD) && w->len != 8)
-		return vrdma_swqe_fail(dev, w, VIRTIO_RDMA_WC_LOC_LEN_ERR);
-	if (vrdma_is_ud(qp) && w->len > x->mtu)
-		return vrdma_swqe_fail(dev, w, VIRTIO_RDMA_WC_LOC_LEN_ERR);
-	w->state = VRDMA_SWQE_SENDING;
+		return vdr_swqe_fail(dev, w, VIRTIO_RDMA_WC_LOC_LEN_ERR);
+	if (vdr_is_ud(qp) && w->len > x->mtu)
+		return vdr_swqe_fail(dev, w, VIRTIO_RDMA_WC_LOC_LEN_ERR);
+	w->state = VDR_SWQE_SENDING;
 }
 
 /*
@@ -153,26 +153,26 @@ static void vrdma_req_check(struct vrdma_dev *dev, struct vrdma_qp *qp,
  * WQE of an RC QP is not finished yet.  Completion is in order, so it is
  * enough to look at that one.
  */
-static bool vrdma_req_will_return(struct vrdma_qp *qp)
+static bool vdr_req_will_return(struct vdr_qp *qp)
 {
-	struct vrdma_xqp *x = qp->xqp;
+	struct vdr_xqp *x = qp->xqp;
 
 	if (qp->type != VIRTIO_RDMA_QPT_RC || qp->sq_cons == x->sq_fetched)
 		return false;
 	return x->swq[(x->sq_fetched - 1) & (qp->sq.depth - 1)].state !=
-	       VRDMA_SWQE_DONE;
+	       VDR_SWQE_DONE;
 }
 
 /*
  * Copy the WQE at sq_fetched.  Returns false when there is none; a ring
  * whose prod is impossible makes the QP fatal.
  */
-static bool vrdma_req_fetch(struct vrdma_dev *dev, struct vrdma_qp *qp)
+static bool vdr_req_fetch(struct vdr_dev *dev, struct vdr_qp *qp)
 {
-	struct vrdma_xqp *x = qp->xqp;
-	struct vrdma_ring *ring = &qp->sq;
+	struct vdr_xqp *x = qp->xqp;
+	struct vdr_ring *ring = &qp->sq;
 	const struct virtio_rdma_sq_wqe *src;
-	struct vrdma_swqe *w;
+	struct vdr_swqe *w;
 	u32 prod, n;
 
 	/* Pairs with the driver's release of prod after writing the WQE. */
@@ -180,8 +180,8 @@ static bool vrdma_req_fetch(struct vrdma_dev *dev, struct vrdma_qp *qp)
 	/* Impossible: more than depth ahead, or behind a WQE already taken. */
 	if (prod - qp->sq_cons > ring->depth ||
 	    x->sq_fetched - qp->sq_cons > prod - qp->sq_cons) {
-		vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_BAD_WQE);
-		vrdma_xqp_fatal(dev, qp, VRDMA_QP_EV_FATAL);
+		vdr_stat_inc(dev, VIRTIO_RDMA_STAT_BAD_WQE);
+		vdr_xqp_fatal(dev, qp, VDR_QP_EV_FATAL);
 		return false;
 	}
 	if (prod == x->sq_fetched) {
@@ -190,9 +190,9 @@ static bool vrdma_req_fetch(struct vrdma_dev *dev, struct vrdma_qp *qp)
 		 * back (ACK, NAK or timeout) and it looks at prod then: a
 		 * streaming application needs no doorbells meanwhile.
 		 */
-		if (vrdma_req_will_return(qp)) {
+		if (vdr_req_will_return(qp)) {
 			WRITE_ONCE(ring->ctl->notify,
-				   cpu_to_le32(prod + VRDMA_NOTIFY_OFF));
+				   cpu_to_le32(prod + VDR_NOTIFY_OFF));
 			return false;
 		}
 		/* Ask for a doorbell, then look once more (spec). */
@@ -201,10 +201,10 @@ static bool vrdma_req_fetch(struct vrdma_dev *dev, struct vrdma_qp *qp)
 		smp_mb();
 		if (le32_to_cpu(READ_ONCE(ring->ctl->prod)) == prod)
 			return false;
-		return vrdma_req_fetch(dev, qp);
+		return vdr_req_fetch(dev, qp);
 	}
 
-	src = vrdma_ring_entry(ring, x->sq_fetched);
+	src = vdr_ring_entry(ring, x->sq_fetched);
 	w = &x->swq[x->sq_fetched & (ring->depth - 1)];
 	memset(w, 0, sizeof(*w));
 	memcpy(&w->wqe, src, sizeof(w->wqe));
@@ -212,29 +212,29 @@ static bool vrdma_req_fetch(struct vrdma_dev *dev, struct vrdma_qp *qp)
 
 	if (w->wqe.flags & VIRTIO_RDMA_WQE_F_INLINE) {
 		n = le32_to_cpu(w->wqe.length);
-		if (w->wqe.num_sge || !vrdma_req_op_inline(w->wqe.opcode) ||
+		if (w->wqe.num_sge || !vdr_req_op_inline(w->wqe.opcode) ||
 		    n > qp->max_inline_data ||
-		    VRDMA_SQ_WQE_HDR + n > ring->stride) {
-			vrdma_swqe_malformed(dev, w, VIRTIO_RDMA_WC_LOC_LEN_ERR);
+		    VDR_SQ_WQE_HDR + n > ring->stride) {
+			vdr_swqe_malformed(dev, w, VIRTIO_RDMA_WC_LOC_LEN_ERR);
 			return true;
 		}
 		memcpy(w->inl, src + 1, n);
 	} else {
 		n = w->wqe.num_sge;
 		if (n > qp->max_send_sge ||
-		    VRDMA_SQ_WQE_HDR + n * VRDMA_SGE_BYTES > ring->stride) {
-			vrdma_swqe_malformed(dev, w,
-					     VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
+		    VDR_SQ_WQE_HDR + n * VDR_SGE_BYTES > ring->stride) {
+			vdr_swqe_malformed(dev, w,
+					   VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
 			return true;
 		}
-		memcpy(w->sge, src + 1, n * VRDMA_SGE_BYTES);
+		memcpy(w->sge, src + 1, n * VDR_SGE_BYTES);
 	}
-	vrdma_req_check(dev, qp, w);
+	vdr_req_check(dev, qp, w);
 	return true;
 }
 
-static u8 vrdma_req_opcode(const struct vrdma_qp *qp,
-			   const struct vrdma_swqe *w, bool first, bool last)
+static u8 vdr_req_opcode(const struct vdr_qp *qp,
+			 const struct vdr_swqe *w, bool first, bool last)
 {
 	u8 t = qp->type == VIRTIO_RDMA_QPT_RC ? ROCE_OPC_RC :
 	       qp->type == VIRTIO_RDMA_QPT_UC ? ROCE_OPC_UC : ROCE_OPC_UD;
@@ -286,24 +286,24 @@ static u8 vrdma_req_opcode(const struct vrdma_qp *qp,
 
 /*
  * Whether a packet asks for an ACK: the last of a message; one in every
- * VRDMA_REQ_ACK_EVERY; every one once half the window is unacknowledged,
+ * VDR_REQ_ACK_EVERY; every one once half the window is unacknowledged,
  * or the requester would wait for an ACK that nothing asked for; and the
  * newest packet sent again (the tail-loss probe).
  */
-static bool vrdma_req_ack_req(const struct vrdma_xqp *x, u32 npsn, bool last)
+static bool vdr_req_ack_req(const struct vdr_xqp *x, u32 npsn, bool last)
 {
 	u32 end = roce_psn_add(x->req_psn, npsn);
 
-	return last || !(x->req_psn % VRDMA_REQ_ACK_EVERY) ||
+	return last || !(x->req_psn % VDR_REQ_ACK_EVERY) ||
 	       roce_psn_diff(end, x->acked_psn) > (s32)x->cwnd / 2 ||
 	       end == x->sent_psn;
 }
 
 /* Send the next packet of @w; returns false if the WQE failed. */
-static bool vrdma_req_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
-			     struct vrdma_swqe *w)
+static bool vdr_req_packet(struct vdr_dev *dev, struct vdr_qp *qp,
+			   struct vdr_swqe *w)
 {
-	struct vrdma_xqp *x = qp->xqp;
+	struct vdr_xqp *x = qp->xqp;
 	const struct virtio_rdma_av *av = &qp->attr.av;
 	bool first = !x->req_off;
 	struct roce_pkt pkt = { };
@@ -320,7 +320,7 @@ static bool vrdma_req_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
 			      w->read_off;
 		pkt.reth.rkey = le32_to_cpu(w->wqe.wr.rdma.rkey);
 		pkt.reth.len = w->len - w->read_off;
-		npsn = vrdma_req_npkts(pkt.reth.len, x->mtu);
+		npsn = vdr_req_npkts(pkt.reth.len, x->mtu);
 		break;
 	case VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP:
 	case VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD:
@@ -343,14 +343,14 @@ static bool vrdma_req_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		break;
 	}
 
-	pkt.opcode = vrdma_req_opcode(qp, w, first, last);
+	pkt.opcode = vdr_req_opcode(qp, w, first, last);
 	pkt.se = last && (w->wqe.flags & VIRTIO_RDMA_WQE_F_SOLICITED);
 	pkt.pkey = ROCE_DEFAULT_PKEY;
 	pkt.psn = x->req_psn;
 	pkt.imm = w->wqe.ex.imm_data;
 	pkt.ieth_rkey = le32_to_cpu(w->wqe.ex.invalidate_rkey);
 	pkt.payload_len = n;
-	if (vrdma_is_ud(qp)) {
+	if (vdr_is_ud(qp)) {
 		av = &w->wqe.wr.ud.av;
 		pkt.dqpn = le32_to_cpu(w->wqe.wr.ud.remote_qpn) & ROCE_QPN_MASK;
 		qkey = le32_to_cpu(w->wqe.wr.ud.remote_qkey);
@@ -361,27 +361,27 @@ static bool vrdma_req_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	} else {
 		pkt.dqpn = le32_to_cpu(qp->attr.dest_qp_num);
 		pkt.ack_req = qp->type == VIRTIO_RDMA_QPT_RC &&
-			vrdma_req_ack_req(x, npsn, last);
+			vdr_req_ack_req(x, npsn, last);
 	}
 
-	skb = vrdma_xqp_pkt_alloc(dev, &pkt, &payload);
+	skb = vdr_xqp_pkt_alloc(dev, &pkt, &payload);
 	if (!skb)
 		return true;	/* like a loss: the timer sends it again */
 	if (n && (w->wqe.flags & VIRTIO_RDMA_WQE_F_INLINE)) {
 		memcpy(payload, w->inl + x->req_off, n);
 	} else if (n) {
-		err = vrdma_sgl_copy(dev, qp->pd, w->sge, w->wqe.num_sge, 0,
-				     x->req_off, payload, n, VRDMA_FROM_MEM);
+		err = vdr_sgl_copy(dev, qp->pd, w->sge, w->wqe.num_sge, 0,
+				   x->req_off, payload, n, VDR_FROM_MEM);
 		if (err) {
 			kfree_skb(skb);
-			vrdma_swqe_fail(dev, w, vrdma_mem_status(err));
+			vdr_swqe_fail(dev, w, vdr_mem_status(err));
 			return false;
 		}
 	}
-	err = vrdma_xqp_send(dev, qp, av, &pkt, skb);
-	if (err == -EINVAL && vrdma_is_ud(qp)) {
+	err = vdr_xqp_send(dev, qp, av, &pkt, skb);
+	if (err == -EINVAL && vdr_is_ud(qp)) {
 		/* Bad address vector: a per-WQE error on UD. */
-		vrdma_swqe_fail(dev, w, VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
+		vdr_swqe_fail(dev, w, VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
 		w->soft_err = true;
 		return false;
 	}
@@ -403,14 +403,14 @@ static bool vrdma_req_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	 */
 	if (qp->type == VIRTIO_RDMA_QPT_RC &&
 	    !hrtimer_active(&x->retrans_timer))
-		vrdma_xqp_timer_arm(x);
+		vdr_xqp_timer_arm(x);
 	if (!last)
 		return true;
 	if (qp->type == VIRTIO_RDMA_QPT_RC) {
-		w->state = VRDMA_SWQE_SENT;
+		w->state = VDR_SWQE_SENT;
 	} else {
 		/* Unreliable: complete once sent. */
-		w->state = VRDMA_SWQE_DONE;
+		w->state = VDR_SWQE_DONE;
 	}
 	x->req_off = 0;
 	x->sq_next++;
@@ -418,39 +418,39 @@ static bool vrdma_req_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
 }
 
 /* Whether an earlier READ or atomic is still outstanding, and how many. */
-static u32 vrdma_req_rd_atomic_pending(struct vrdma_qp *qp)
+static u32 vdr_req_rd_atomic_pending(struct vdr_qp *qp)
 {
-	struct vrdma_xqp *x = qp->xqp;
-	struct vrdma_swqe *w;
+	struct vdr_xqp *x = qp->xqp;
+	struct vdr_swqe *w;
 	u32 i, n = 0;
 
 	for (i = qp->sq_cons; i != x->sq_next; i++) {
 		w = &x->swq[i & (qp->sq.depth - 1)];
-		if (w->rd_atomic && w->state != VRDMA_SWQE_DONE)
+		if (w->rd_atomic && w->state != VDR_SWQE_DONE)
 			n++;
 	}
 	return n;
 }
 
-void vrdma_req_process(struct vrdma_dev *dev, struct vrdma_qp *qp)
+void vdr_req_process(struct vdr_dev *dev, struct vdr_qp *qp)
 {
-	struct vrdma_xqp *x = qp->xqp;
-	struct vrdma_swqe *w;
+	struct vdr_xqp *x = qp->xqp;
+	struct vdr_swqe *w;
 	u32 pending;
 	int i;
 
-	for (i = 0; i < VRDMA_REQ_BUDGET; i++) {
+	for (i = 0; i < VDR_REQ_BUDGET; i++) {
 		if (qp->state != VIRTIO_RDMA_QPS_RTS &&
 		    !(qp->state == VIRTIO_RDMA_QPS_SQD && x->req_off))
 			return;
 		if (x->rnr_wait)
 			return;
-		if (x->sq_next == x->sq_fetched && !vrdma_req_fetch(dev, qp))
+		if (x->sq_next == x->sq_fetched && !vdr_req_fetch(dev, qp))
 			return;
 		if (qp->state != VIRTIO_RDMA_QPS_RTS)
 			return;
 		w = &x->swq[x->sq_next & (qp->sq.depth - 1)];
-		if (w->state == VRDMA_SWQE_DONE) {
+		if (w->state == VDR_SWQE_DONE) {
 			/* A failed WQE stops the SQ; ERR follows. */
 			if (w->status != VIRTIO_RDMA_WC_SUCCESS && !w->soft_err)
 				break;
@@ -458,7 +458,7 @@ void vrdma_req_process(struct vrdma_dev *dev, struct vrdma_qp *qp)
 			continue;
 		}
 		if (!w->started) {
-			pending = vrdma_req_rd_atomic_pending(qp);
+			pending = vdr_req_rd_atomic_pending(qp);
 			if ((w->wqe.flags & VIRTIO_RDMA_WQE_F_FENCE) && pending)
 				break;
 			if (w->rd_atomic &&
@@ -466,8 +466,8 @@ void vrdma_req_process(struct vrdma_dev *dev, struct vrdma_qp *qp)
 				break;
 			w->first_psn = x->req_psn;
 			w->last_psn = roce_psn_add(x->req_psn,
-						   vrdma_req_npkts(w->len,
-								   x->mtu) - 1);
+						   vdr_req_npkts(w->len,
+								 x->mtu) - 1);
 			w->read_off = 0;
 			w->started = true;
 		} else if (!x->req_off &&
@@ -478,11 +478,11 @@ void vrdma_req_process(struct vrdma_dev *dev, struct vrdma_qp *qp)
 		if (qp->type == VIRTIO_RDMA_QPT_RC &&
 		    roce_psn_diff(x->req_psn, x->acked_psn) > (s32)x->cwnd)
 			break;
-		vrdma_req_packet(dev, qp, w);
+		vdr_req_packet(dev, qp, w);
 	}
 	/* Budget used up or waiting: the worker comes back for the rest. */
-	if (i == VRDMA_REQ_BUDGET)
-		vrdma_xqp_kick(dev, qp);
+	if (i == VDR_REQ_BUDGET)
+		vdr_xqp_kick(dev, qp);
 }
 
 /*
@@ -492,16 +492,16 @@ void vrdma_req_process(struct vrdma_dev *dev, struct vrdma_qp *qp)
  * whole.  Later WQEs follow with their own PSNs.  Returns false when no
  * unfinished WQE that was sent holds @psn.
  */
-static bool vrdma_req_seek(struct vrdma_qp *qp, u32 psn)
+static bool vdr_req_seek(struct vdr_qp *qp, u32 psn)
 {
-	struct vrdma_xqp *x = qp->xqp;
-	struct vrdma_swqe *w;
+	struct vdr_xqp *x = qp->xqp;
+	struct vdr_swqe *w;
 	u32 i;
 
 	for (i = qp->sq_cons; i != x->sq_fetched; i++) {
 		w = &x->swq[i & (qp->sq.depth - 1)];
 		/* Local WQEs are DONE without being started. */
-		if (w->state == VRDMA_SWQE_DONE)
+		if (w->state == VDR_SWQE_DONE)
 			continue;
 		if (!w->started)
 			break;
@@ -520,8 +520,8 @@ static bool vrdma_req_seek(struct vrdma_qp *qp, u32 psn)
 		x->req_psn = psn;
 		for (; i != x->sq_fetched; i++) {
 			w = &x->swq[i & (qp->sq.depth - 1)];
-			if (w->state == VRDMA_SWQE_SENT)
-				w->state = VRDMA_SWQE_SENDING;
+			if (w->state == VDR_SWQE_SENT)
+				w->state = VDR_SWQE_SENDING;
 		}
 		return true;
 	}
@@ -529,32 +529,32 @@ static bool vrdma_req_seek(struct vrdma_qp *qp, u32 psn)
 }
 
 /* Go back N: send again from @psn. */
-void vrdma_req_retransmit(struct vrdma_dev *dev, struct vrdma_qp *qp,
-			  u32 psn)
+void vdr_req_retransmit(struct vdr_dev *dev, struct vdr_qp *qp,
+			u32 psn)
 {
-	if (!vrdma_req_seek(qp, psn))
+	if (!vdr_req_seek(qp, psn))
 		return;
 	qp->xqp->rtt_valid = false;
-	vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_RETRANSMITS);
-	vrdma_xqp_kick(dev, qp);
+	vdr_stat_inc(dev, VIRTIO_RDMA_STAT_RETRANSMITS);
+	vdr_xqp_kick(dev, qp);
 }
 
 /*
  * An acknowledgment reached past the PSN the requester was about to send
  * again after a go-back-N: what it covers need not go again.
  */
-void vrdma_req_acked(struct vrdma_qp *qp)
+void vdr_req_acked(struct vdr_qp *qp)
 {
-	struct vrdma_xqp *x = qp->xqp;
-	struct vrdma_swqe *w;
+	struct vdr_xqp *x = qp->xqp;
+	struct vdr_swqe *w;
 
 	if (roce_psn_before(x->acked_psn, x->req_psn) ||
-	    vrdma_req_seek(qp, roce_psn_add(x->acked_psn, 1)))
+	    vdr_req_seek(qp, roce_psn_add(x->acked_psn, 1)))
 		return;
 	/* Every WQE sent is finished: go on with new ones. */
 	for (; x->sq_next != x->sq_fetched; x->sq_next++) {
 		w = &x->swq[x->sq_next & (qp->sq.depth - 1)];
-		if (!w->started && w->state != VRDMA_SWQE_DONE)
+		if (!w->started && w->state != VDR_SWQE_DONE)
 			break;
 	}
 	x->req_off = 0;

@@ -10,9 +10,9 @@
 
 #include "vdpa_rdma.h"
 
-#define VRDMA_EVENT_BUDGET	64
+#define VDR_EVENT_BUDGET	64
 
-void vrdma_event_init(struct vrdma_event *ev, u32 type, u32 handle, u16 eventq)
+void vdr_event_init(struct vdr_event *ev, u32 type, u32 handle, u16 eventq)
 {
 	INIT_LIST_HEAD(&ev->entry);
 	ev->type = type;
@@ -22,7 +22,7 @@ void vrdma_event_init(struct vrdma_event *ev, u32 type, u32 handle, u16 eventq)
 	ev->pending = false;
 }
 
-void vrdma_event_raise(struct vrdma_dev *dev, struct vrdma_event *ev, u32 data)
+void vdr_event_raise(struct vdr_dev *dev, struct vdr_event *ev, u32 data)
 {
 	unsigned long flags;
 
@@ -37,10 +37,10 @@ void vrdma_event_raise(struct vrdma_dev *dev, struct vrdma_event *ev, u32 data)
 		list_move_tail(&ev->entry, &dev->ev_pending[ev->eventq]);
 	}
 	spin_unlock_irqrestore(&dev->ev_lock, flags);
-	vrdma_schedule(dev);
+	vdr_schedule(dev);
 }
 
-void vrdma_event_cancel(struct vrdma_dev *dev, struct vrdma_event *ev)
+void vdr_event_cancel(struct vdr_dev *dev, struct vdr_event *ev)
 {
 	unsigned long flags;
 
@@ -52,9 +52,9 @@ void vrdma_event_cancel(struct vrdma_dev *dev, struct vrdma_event *ev)
 	spin_unlock_irqrestore(&dev->ev_lock, flags);
 }
 
-void vrdma_events_discard(struct vrdma_dev *dev)
+void vdr_events_discard(struct vdr_dev *dev)
 {
-	struct vrdma_event *ev, *tmp;
+	struct vdr_event *ev, *tmp;
 	unsigned long flags;
 	u16 i;
 
@@ -70,15 +70,15 @@ void vrdma_events_discard(struct vrdma_dev *dev)
 	spin_unlock_irqrestore(&dev->ev_lock, flags);
 }
 
-static bool vrdma_event_pop(struct vrdma_dev *dev, u16 eventq,
-			    struct virtio_rdma_event *rec)
+static bool vdr_event_pop(struct vdr_dev *dev, u16 eventq,
+			  struct virtio_rdma_event *rec)
 {
-	struct vrdma_event *ev;
+	struct vdr_event *ev;
 	unsigned long flags;
 
 	spin_lock_irqsave(&dev->ev_lock, flags);
 	ev = list_first_entry_or_null(&dev->ev_pending[eventq],
-				      struct vrdma_event, entry);
+				      struct vdr_event, entry);
 	if (ev) {
 		list_del_init(&ev->entry);
 		ev->pending = false;
@@ -91,7 +91,7 @@ static bool vrdma_event_pop(struct vrdma_dev *dev, u16 eventq,
 	return ev;
 }
 
-static bool vrdma_events_empty(struct vrdma_dev *dev, u16 eventq)
+static bool vdr_events_empty(struct vdr_dev *dev, u16 eventq)
 {
 	unsigned long flags;
 	bool empty;
@@ -103,16 +103,16 @@ static bool vrdma_events_empty(struct vrdma_dev *dev, u16 eventq)
 }
 
 /* Returns true when the budget ran out with events still pending. */
-bool vrdma_events_deliver(struct vrdma_dev *dev, u16 eventq)
+bool vdr_events_deliver(struct vdr_dev *dev, u16 eventq)
 {
-	struct vrdma_vq *vq = &dev->vqs[VIRTIO_RDMA_EVENTQ(eventq)];
+	struct vdr_vq *vq = &dev->vqs[VIRTIO_RDMA_EVENTQ(eventq)];
 	struct virtio_rdma_event rec;
 	int i, ret;
 
 	lockdep_assert_held(&dev->lock);
 
-	for (i = 0; i < VRDMA_EVENT_BUDGET; i++) {
-		if (vrdma_events_empty(dev, eventq))
+	for (i = 0; i < VDR_EVENT_BUDGET; i++) {
+		if (vdr_events_empty(dev, eventq))
 			return false;
 		ret = vringh_getdesc_iotlb(&vq->vring, &vq->riov, &vq->wiov,
 					   &vq->head, GFP_KERNEL);
@@ -120,24 +120,24 @@ bool vrdma_events_deliver(struct vrdma_dev *dev, u16 eventq)
 			return false;
 		if (!ret) {
 			/* No buffer: the events stay pending until a kick. */
-			if (vrdma_vq_idle(vq))
+			if (vdr_vq_idle(vq))
 				return false;
 			continue;
 		}
 		if (vringh_kiov_length(&vq->wiov) < sizeof(rec)) {
 			/* Useless buffer; give it back empty and go on. */
-			vrdma_vq_complete(vq, 0);
+			vdr_vq_complete(vq, 0);
 			continue;
 		}
-		if (!vrdma_event_pop(dev, eventq, &rec)) {
+		if (!vdr_event_pop(dev, eventq, &rec)) {
 			vringh_abandon_iotlb(&vq->vring, 1);
 			return false;
 		}
 		ret = vringh_iov_push_iotlb(&vq->vring, &vq->wiov, &rec,
 					    sizeof(rec));
-		vrdma_vq_complete(vq, ret == sizeof(rec) ? sizeof(rec) : 0);
+		vdr_vq_complete(vq, ret == sizeof(rec) ? sizeof(rec) : 0);
 		if (ret == sizeof(rec))
-			vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_EVENTS);
+			vdr_stat_inc(dev, VIRTIO_RDMA_STAT_EVENTS);
 		/* Spec: after DEVICE_FATAL the device needs a reset. */
 		if (rec.type == cpu_to_le32(VIRTIO_RDMA_EVENT_DEVICE_FATAL))
 			dev->status |= VIRTIO_CONFIG_S_NEEDS_RESET;
@@ -145,11 +145,11 @@ bool vrdma_events_deliver(struct vrdma_dev *dev, u16 eventq)
 	return true;
 }
 
-void vrdma_events_deliver_all(struct vrdma_dev *dev)
+void vdr_events_deliver_all(struct vdr_dev *dev)
 {
 	u16 i;
 
 	for (i = 0; i < dev->nqp; i++)
 		if (dev->vqs[VIRTIO_RDMA_EVENTQ(i)].ready)
-			vrdma_events_deliver(dev, i);
+			vdr_events_deliver(dev, i);
 }

@@ -7,17 +7,17 @@
 #include <linux/slab.h>
 #include <net/ipv6.h>
 
-#include "qp_state.h"
+#include "vdr_qp_state.h"
 #include "vdpa_rdma.h"
-#include "xport.h"
+#include "vdr_xport.h"
 
-#define VRDMA_SQ_HDR		64	/* struct virtio_rdma_sq_wqe */
-#define VRDMA_RQ_HDR		16	/* struct virtio_rdma_rq_wqe */
-#define VRDMA_SGE_SIZE		sizeof(struct virtio_rdma_sge)
+#define VDR_SQ_HDR		64	/* struct virtio_rdma_sq_wqe */
+#define VDR_RQ_HDR		16	/* struct virtio_rdma_rq_wqe */
+#define VDR_SGE_SIZE		sizeof(struct virtio_rdma_sge)
 /* A driver rewriting prod during a flush cannot keep the worker forever. */
-#define VRDMA_FLUSH_ROUNDS	8
+#define VDR_FLUSH_ROUNDS	8
 
-#define VRDMA_QP_MASK_SUPPORTED						\
+#define VDR_QP_MASK_SUPPORTED						\
 	(VIRTIO_RDMA_QP_STATE | VIRTIO_RDMA_QP_CUR_STATE |		\
 	 VIRTIO_RDMA_QP_EN_SQD_ASYNC_NOTIFY | VIRTIO_RDMA_QP_ACCESS_FLAGS | \
 	 VIRTIO_RDMA_QP_PKEY_INDEX | VIRTIO_RDMA_QP_PORT |		\
@@ -28,19 +28,19 @@
 	 VIRTIO_RDMA_QP_MIN_RNR_TIMER | VIRTIO_RDMA_QP_SQ_PSN |		\
 	 VIRTIO_RDMA_QP_MAX_DEST_RD_ATOMIC | VIRTIO_RDMA_QP_DEST_QPN)
 
-#define VRDMA_24BIT_MAX		0xffffffU
-#define VRDMA_QKEY_CONTROLLED	0x80000000U
+#define VDR_24BIT_MAX		0xffffffU
+#define VDR_QKEY_CONTROLLED	0x80000000U
 
-static const u32 vrdma_qp_ev_type[VRDMA_QP_NR_EV] = {
-	[VRDMA_QP_EV_FATAL] = VIRTIO_RDMA_EVENT_QP_FATAL,
-	[VRDMA_QP_EV_REQ_ERR] = VIRTIO_RDMA_EVENT_QP_REQ_ERR,
-	[VRDMA_QP_EV_ACCESS_ERR] = VIRTIO_RDMA_EVENT_QP_ACCESS_ERR,
-	[VRDMA_QP_EV_SQ_DRAINED] = VIRTIO_RDMA_EVENT_SQ_DRAINED,
-	[VRDMA_QP_EV_COMM_EST] = VIRTIO_RDMA_EVENT_COMM_EST,
+static const u32 vdr_qp_ev_type[VDR_QP_NR_EV] = {
+	[VDR_QP_EV_FATAL] = VIRTIO_RDMA_EVENT_QP_FATAL,
+	[VDR_QP_EV_REQ_ERR] = VIRTIO_RDMA_EVENT_QP_REQ_ERR,
+	[VDR_QP_EV_ACCESS_ERR] = VIRTIO_RDMA_EVENT_QP_ACCESS_ERR,
+	[VDR_QP_EV_SQ_DRAINED] = VIRTIO_RDMA_EVENT_SQ_DRAINED,
+	[VDR_QP_EV_COMM_EST] = VIRTIO_RDMA_EVENT_COMM_EST,
 };
 
 /* The completion opcode of a send WQE, for the flush and the transport. */
-u8 vrdma_wc_opcode(u8 wr_opcode)
+u8 vdr_wc_opcode(u8 wr_opcode)
 {
 	switch (wr_opcode) {
 	case VIRTIO_RDMA_WR_RDMA_WRITE:
@@ -61,12 +61,12 @@ u8 vrdma_wc_opcode(u8 wr_opcode)
 	}
 }
 
-static u8 vrdma_sq_opcode(const void *wqe)
+static u8 vdr_sq_opcode(const void *wqe)
 {
 	return READ_ONCE(((const struct virtio_rdma_sq_wqe *)wqe)->opcode);
 }
 
-static int vrdma_ring_status(int err)
+static int vdr_ring_status(int err)
 {
 	if (err == -EFAULT)
 		return VIRTIO_RDMA_STATUS_FAULT;
@@ -76,9 +76,9 @@ static int vrdma_ring_status(int err)
 }
 
 /* Geometry of one work queue as CREATE_QP describes it. */
-static int vrdma_check_wq(u32 depth, u32 stride, u64 addr, u64 size)
+static int vdr_check_wq(u32 depth, u32 stride, u64 addr, u64 size)
 {
-	if (!depth || depth > VRDMA_MAX_QP_WR || !is_power_of_2(depth))
+	if (!depth || depth > VDR_MAX_QP_WR || !is_power_of_2(depth))
 		return VIRTIO_RDMA_STATUS_INVAL;
 	if (addr % VIRTIO_RDMA_RING_CTL_SIZE)
 		return VIRTIO_RDMA_STATUS_INVAL;
@@ -87,7 +87,7 @@ static int vrdma_check_wq(u32 depth, u32 stride, u64 addr, u64 size)
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
-static int vrdma_check_create_qp(const struct virtio_rdma_create_qp_req *req)
+static int vdr_check_create_qp(const struct virtio_rdma_create_qp_req *req)
 {
 	u32 send_sge = le32_to_cpu(req->max_send_sge);
 	u32 recv_sge = le32_to_cpu(req->max_recv_sge);
@@ -106,60 +106,60 @@ static int vrdma_check_create_qp(const struct virtio_rdma_create_qp_req *req)
 		return VIRTIO_RDMA_STATUS_OPNOTSUPP;
 	}
 
-	if (req->sq_wqe_shift > VRDMA_MAX_SQ_WQE_SHIFT ||
-	    send_sge > VRDMA_MAX_SGE || inline_data > VRDMA_MAX_INLINE)
+	if (req->sq_wqe_shift > VDR_MAX_SQ_WQE_SHIFT ||
+	    send_sge > VDR_MAX_SGE || inline_data > VDR_MAX_INLINE)
 		return VIRTIO_RDMA_STATUS_INVAL;
-	stride = VRDMA_SQ_HDR << req->sq_wqe_shift;
-	if (VRDMA_SQ_HDR + send_sge * VRDMA_SGE_SIZE > stride ||
-	    VRDMA_SQ_HDR + inline_data > stride)
+	stride = VDR_SQ_HDR << req->sq_wqe_shift;
+	if (VDR_SQ_HDR + send_sge * VDR_SGE_SIZE > stride ||
+	    VDR_SQ_HDR + inline_data > stride)
 		return VIRTIO_RDMA_STATUS_INVAL;
-	status = vrdma_check_wq(le32_to_cpu(req->sq_depth), stride,
-				le64_to_cpu(req->sq_ring_addr),
-				le64_to_cpu(req->sq_ring_size));
+	status = vdr_check_wq(le32_to_cpu(req->sq_depth), stride,
+			      le64_to_cpu(req->sq_ring_addr),
+			      le64_to_cpu(req->sq_ring_size));
 	if (status)
 		return status;
 
 	/* Without a receive queue the rq_* fields are ignored. */
 	if (!rq_depth)
 		return VIRTIO_RDMA_STATUS_OK;
-	if (req->rq_wqe_shift > VRDMA_MAX_RQ_WQE_SHIFT ||
-	    recv_sge > VRDMA_MAX_SGE)
+	if (req->rq_wqe_shift > VDR_MAX_RQ_WQE_SHIFT ||
+	    recv_sge > VDR_MAX_SGE)
 		return VIRTIO_RDMA_STATUS_INVAL;
-	stride = VRDMA_RQ_HDR << req->rq_wqe_shift;
-	if (VRDMA_RQ_HDR + recv_sge * VRDMA_SGE_SIZE > stride)
+	stride = VDR_RQ_HDR << req->rq_wqe_shift;
+	if (VDR_RQ_HDR + recv_sge * VDR_SGE_SIZE > stride)
 		return VIRTIO_RDMA_STATUS_INVAL;
-	return vrdma_check_wq(rq_depth, stride, le64_to_cpu(req->rq_ring_addr),
-			      le64_to_cpu(req->rq_ring_size));
+	return vdr_check_wq(rq_depth, stride, le64_to_cpu(req->rq_ring_addr),
+			    le64_to_cpu(req->rq_ring_size));
 }
 
-static void vrdma_qp_free(struct vrdma_dev *dev, struct vrdma_qp *qp)
+static void vdr_qp_free(struct vdr_dev *dev, struct vdr_qp *qp)
 {
 	int i;
 
-	vrdma_xqp_destroy(dev, qp);
-	for (i = 0; i < VRDMA_QP_NR_EV; i++)
-		vrdma_event_cancel(dev, &qp->ev[i]);
+	vdr_xqp_destroy(dev, qp);
+	for (i = 0; i < VDR_QP_NR_EV; i++)
+		vdr_event_cancel(dev, &qp->ev[i]);
 	xa_erase(&dev->qps, qp->qpn);
 	dev->nr_qps--;
-	vrdma_ring_unmap(&qp->sq);
-	vrdma_ring_unmap(&qp->rq);
+	vdr_ring_unmap(&qp->sq);
+	vdr_ring_unmap(&qp->rq);
 	qp->scq->nr_qps--;
 	qp->rcq->nr_qps--;
-	vrdma_pd_put(qp->pd);
+	vdr_pd_put(qp->pd);
 	kfree_rcu(qp, rcu);
 }
 
-int vrdma_cmd_create_qp(struct vrdma_dev *dev)
+int vdr_cmd_create_qp(struct vdr_dev *dev)
 {
 	const struct virtio_rdma_create_qp_req *req = &dev->req.create_qp;
 	u32 sq_depth = le32_to_cpu(req->sq_depth);
 	u32 rq_depth = le32_to_cpu(req->rq_depth);
-	struct vrdma_cq *scq, *rcq;
-	struct vrdma_qp *qp;
+	struct vdr_cq *scq, *rcq;
+	struct vdr_qp *qp;
 	u32 qpn;
 	int status, ret, i;
 
-	status = vrdma_check_create_qp(req);
+	status = vdr_check_create_qp(req);
 	if (status)
 		return status;
 	if (!xa_load(&dev->pds, le32_to_cpu(req->pd_handle)))
@@ -171,20 +171,20 @@ int vrdma_cmd_create_qp(struct vrdma_dev *dev)
 	if (req->qp_type == VIRTIO_RDMA_QPT_GSI &&
 	    xa_load(&dev->qps, VIRTIO_RDMA_GSI_QPN))
 		return VIRTIO_RDMA_STATUS_BUSY;
-	if (dev->nr_qps >= VRDMA_MAX_QP)
+	if (dev->nr_qps >= VDR_MAX_QP)
 		return VIRTIO_RDMA_STATUS_NOSPC;
 
 	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
 	if (!qp)
 		return VIRTIO_RDMA_STATUS_NOMEM;
-	ret = vrdma_ring_map(dev, &qp->sq, le64_to_cpu(req->sq_ring_addr),
-			     sq_depth, VRDMA_SQ_HDR << req->sq_wqe_shift);
+	ret = vdr_ring_map(dev, &qp->sq, le64_to_cpu(req->sq_ring_addr),
+			   sq_depth, VDR_SQ_HDR << req->sq_wqe_shift);
 	if (!ret && rq_depth)
-		ret = vrdma_ring_map(dev, &qp->rq,
-				     le64_to_cpu(req->rq_ring_addr), rq_depth,
-				     VRDMA_RQ_HDR << req->rq_wqe_shift);
+		ret = vdr_ring_map(dev, &qp->rq,
+				   le64_to_cpu(req->rq_ring_addr), rq_depth,
+				   VDR_RQ_HDR << req->rq_wqe_shift);
 	if (ret) {
-		status = vrdma_ring_status(ret);
+		status = vdr_ring_status(ret);
 		goto err_rings;
 	}
 
@@ -193,7 +193,7 @@ int vrdma_cmd_create_qp(struct vrdma_dev *dev)
 		ret = xa_insert(&dev->qps, qpn, qp, GFP_KERNEL);
 	} else {
 		ret = xa_alloc_cyclic(&dev->qps, &qpn, qp,
-				      XA_LIMIT(2, VRDMA_QPN_MAX), &dev->qp_next,
+				      XA_LIMIT(2, VDR_QPN_MAX), &dev->qp_next,
 				      GFP_KERNEL);
 	}
 	if (ret < 0) {
@@ -201,7 +201,7 @@ int vrdma_cmd_create_qp(struct vrdma_dev *dev)
 					 VIRTIO_RDMA_STATUS_NOMEM;
 		goto err_rings;
 	}
-	if (vrdma_xqp_create(dev, qp)) {
+	if (vdr_xqp_create(dev, qp)) {
 		xa_erase(&dev->qps, qpn);
 		status = VIRTIO_RDMA_STATUS_NOMEM;
 		goto err_rings;
@@ -214,42 +214,42 @@ int vrdma_cmd_create_qp(struct vrdma_dev *dev)
 	qp->max_send_sge = le32_to_cpu(req->max_send_sge);
 	qp->max_recv_sge = rq_depth ? le32_to_cpu(req->max_recv_sge) : 0;
 	qp->max_inline_data = le32_to_cpu(req->max_inline_data);
-	qp->pd = vrdma_pd_get(dev, le32_to_cpu(req->pd_handle));
+	qp->pd = vdr_pd_get(dev, le32_to_cpu(req->pd_handle));
 	qp->scq = scq;
 	qp->rcq = rcq;
 	scq->nr_qps++;
 	rcq->nr_qps++;
-	for (i = 0; i < VRDMA_QP_NR_EV; i++)
-		vrdma_event_init(&qp->ev[i], vrdma_qp_ev_type[i], qpn, 0);
+	for (i = 0; i < VDR_QP_NR_EV; i++)
+		vdr_event_init(&qp->ev[i], vdr_qp_ev_type[i], qpn, 0);
 	dev->nr_qps++;
 
 	/* The first SQ post rings; RQ posts need no doorbell until ERR. */
 	WRITE_ONCE(qp->sq.ctl->notify, cpu_to_le32(0));
 	if (rq_depth)
-		WRITE_ONCE(qp->rq.ctl->notify, cpu_to_le32(VRDMA_NOTIFY_OFF));
+		WRITE_ONCE(qp->rq.ctl->notify, cpu_to_le32(VDR_NOTIFY_OFF));
 
 	dev->resp.create_qp.qp_handle = cpu_to_le32(qpn);
 	return VIRTIO_RDMA_STATUS_OK;
 
 err_rings:
-	vrdma_ring_unmap(&qp->sq);
-	vrdma_ring_unmap(&qp->rq);
+	vdr_ring_unmap(&qp->sq);
+	vdr_ring_unmap(&qp->rq);
 	kfree(qp);
 	return status;
 }
 
-static bool vrdma_gid_is_v4(const u8 *gid)
+static bool vdr_gid_is_v4(const u8 *gid)
 {
 	return ipv6_addr_v4mapped((const struct in6_addr *)gid);
 }
 
-static int vrdma_check_av(struct vrdma_dev *dev,
-			  const struct virtio_rdma_av *av)
+static int vdr_check_av(struct vdr_dev *dev,
+			const struct virtio_rdma_av *av)
 {
-	const struct vrdma_gid *sgid;
+	const struct vdr_gid *sgid;
 	bool v4;
 
-	if (av->sgid_index >= VRDMA_GID_TBL_LEN)
+	if (av->sgid_index >= VDR_GID_TBL_LEN)
 		return VIRTIO_RDMA_STATUS_INVAL;
 	sgid = &dev->gids[av->sgid_index];
 	if (!sgid->valid)
@@ -260,7 +260,7 @@ static int vrdma_check_av(struct vrdma_dev *dev,
 		v4 = false;
 	else
 		return VIRTIO_RDMA_STATUS_INVAL;
-	if (vrdma_gid_is_v4(av->dgid) != v4 || vrdma_gid_is_v4(sgid->gid) != v4)
+	if (vdr_gid_is_v4(av->dgid) != v4 || vdr_gid_is_v4(sgid->gid) != v4)
 		return VIRTIO_RDMA_STATUS_INVAL;
 	if (le32_to_cpu(av->flow_label) >= BIT(20))
 		return VIRTIO_RDMA_STATUS_INVAL;
@@ -268,8 +268,8 @@ static int vrdma_check_av(struct vrdma_dev *dev,
 }
 
 /* Values of the attributes @mask selects; the transition is checked. */
-static int vrdma_check_qp_attr(struct vrdma_dev *dev, struct vrdma_qp *qp,
-			       u32 mask, const struct virtio_rdma_qp_attr *a)
+static int vdr_check_qp_attr(struct vdr_dev *dev, struct vdr_qp *qp,
+			     u32 mask, const struct virtio_rdma_qp_attr *a)
 {
 	int status;
 
@@ -279,7 +279,7 @@ static int vrdma_check_qp_attr(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		return VIRTIO_RDMA_STATUS_INVAL;
 	if ((mask & VIRTIO_RDMA_QP_PATH_MTU) &&
 	    (a->path_mtu < VIRTIO_RDMA_MTU_256 ||
-	     a->path_mtu > vrdma_active_mtu(dev)))
+	     a->path_mtu > vdr_active_mtu(dev)))
 		return VIRTIO_RDMA_STATUS_INVAL;
 	if ((mask & VIRTIO_RDMA_QP_TIMEOUT) && a->timeout > 31)
 		return VIRTIO_RDMA_STATUS_INVAL;
@@ -290,42 +290,42 @@ static int vrdma_check_qp_attr(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	if ((mask & VIRTIO_RDMA_QP_MIN_RNR_TIMER) && a->min_rnr_timer > 31)
 		return VIRTIO_RDMA_STATUS_INVAL;
 	if ((mask & VIRTIO_RDMA_QP_RQ_PSN) &&
-	    le32_to_cpu(a->rq_psn) > VRDMA_24BIT_MAX)
+	    le32_to_cpu(a->rq_psn) > VDR_24BIT_MAX)
 		return VIRTIO_RDMA_STATUS_INVAL;
 	if ((mask & VIRTIO_RDMA_QP_SQ_PSN) &&
-	    le32_to_cpu(a->sq_psn) > VRDMA_24BIT_MAX)
+	    le32_to_cpu(a->sq_psn) > VDR_24BIT_MAX)
 		return VIRTIO_RDMA_STATUS_INVAL;
 	if ((mask & VIRTIO_RDMA_QP_DEST_QPN) &&
-	    le32_to_cpu(a->dest_qp_num) > VRDMA_24BIT_MAX)
+	    le32_to_cpu(a->dest_qp_num) > VDR_24BIT_MAX)
 		return VIRTIO_RDMA_STATUS_INVAL;
 	if ((mask & VIRTIO_RDMA_QP_MAX_QP_RD_ATOMIC) &&
-	    a->max_rd_atomic > VRDMA_MAX_RD_ATOM)
+	    a->max_rd_atomic > VDR_MAX_RD_ATOM)
 		return VIRTIO_RDMA_STATUS_INVAL;
 	if ((mask & VIRTIO_RDMA_QP_MAX_DEST_RD_ATOMIC) &&
-	    a->max_dest_rd_atomic > VRDMA_MAX_RD_ATOM)
+	    a->max_dest_rd_atomic > VDR_MAX_RD_ATOM)
 		return VIRTIO_RDMA_STATUS_INVAL;
 	if (mask & VIRTIO_RDMA_QP_AV) {
-		status = vrdma_check_av(dev, &a->av);
+		status = vdr_check_av(dev, &a->av);
 		if (status)
 			return status;
 	}
 	if (mask & VIRTIO_RDMA_QP_ACCESS_FLAGS) {
-		status = vrdma_check_access(dev,
-					    le32_to_cpu(a->qp_access_flags),
-					    false);
+		status = vdr_check_access(dev,
+					  le32_to_cpu(a->qp_access_flags),
+					  false);
 		if (status)
 			return status;
 	}
 	/* Only the GSI QP may use a controlled QKEY (IBA 10.2.4). */
 	if ((mask & VIRTIO_RDMA_QP_QKEY) &&
-	    (le32_to_cpu(a->qkey) & VRDMA_QKEY_CONTROLLED) &&
+	    (le32_to_cpu(a->qkey) & VDR_QKEY_CONTROLLED) &&
 	    qp->type != VIRTIO_RDMA_QPT_GSI)
 		return VIRTIO_RDMA_STATUS_PERM;
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
-static void vrdma_qp_apply_attr(struct vrdma_qp *qp, u32 mask,
-				const struct virtio_rdma_qp_attr *a)
+static void vdr_qp_apply_attr(struct vdr_qp *qp, u32 mask,
+			      const struct virtio_rdma_qp_attr *a)
 {
 	struct virtio_rdma_qp_attr *q = &qp->attr;
 
@@ -369,12 +369,12 @@ static void vrdma_qp_apply_attr(struct vrdma_qp *qp, u32 mask,
  * Completes every outstanding WQE of one queue with WR_FLUSH_ERR, then
  * sets notify so that each later post rings a doorbell and is flushed too.
  */
-static void vrdma_flush_wq(struct vrdma_dev *dev, struct vrdma_qp *qp,
-			   bool sq)
+static void vdr_flush_wq(struct vdr_dev *dev, struct vdr_qp *qp,
+			 bool sq)
 {
-	struct vrdma_ring *ring = sq ? &qp->sq : &qp->rq;
+	struct vdr_ring *ring = sq ? &qp->sq : &qp->rq;
 	struct virtio_rdma_ring_ctl *ctl = ring->ctl;
-	struct vrdma_cq *cq = sq ? qp->scq : qp->rcq;
+	struct vdr_cq *cq = sq ? qp->scq : qp->rcq;
 	u32 *cons = sq ? &qp->sq_cons : &qp->rq_cons;
 	struct virtio_rdma_cqe cqe;
 	u32 prod, n;
@@ -384,7 +384,7 @@ static void vrdma_flush_wq(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	if (!ring->depth)
 		return;
 
-	for (round = 0; round < VRDMA_FLUSH_ROUNDS; round++) {
+	for (round = 0; round < VDR_FLUSH_ROUNDS; round++) {
 		/*
 		 * Acquire: WQEs below prod are written.  A prod beyond depth
 		 * is garbage: flush at most one ring's worth.
@@ -392,19 +392,19 @@ static void vrdma_flush_wq(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		prod = le32_to_cpu(smp_load_acquire(&ctl->prod));
 		n = min(prod - *cons, ring->depth);
 		while (n--) {
-			wqe = vrdma_ring_entry(ring, *cons);
+			wqe = vdr_ring_entry(ring, *cons);
 			memset(&cqe, 0, sizeof(cqe));
 			/* wr_id is the first field of both WQE formats. */
 			cqe.wr_id = READ_ONCE(*(__le64 *)wqe);
 			cqe.opcode = VIRTIO_RDMA_WC_OP_RECV;
 			if (sq)
-				cqe.opcode = vrdma_wc_opcode(vrdma_sq_opcode(wqe));
+				cqe.opcode = vdr_wc_opcode(vdr_sq_opcode(wqe));
 			cqe.status = VIRTIO_RDMA_WC_WR_FLUSH_ERR;
 			cqe.qp_handle = cpu_to_le32(qp->qpn);
 			(*cons)++;
-			/* Read, so the slot is free: before its CQE, as in comp.c. */
+			/* Read, so the slot is free: before its CQE, as in vdr_comp.c. */
 			smp_store_release(&ctl->cons, cpu_to_le32(*cons));
-			if (vrdma_cq_post(dev, cq, &cqe, false))
+			if (vdr_cq_post(dev, cq, &cqe, false))
 				return;	/* CQ overflowed: nothing more to say */
 		}
 		WRITE_ONCE(ctl->notify, cpu_to_le32(prod));
@@ -415,20 +415,20 @@ static void vrdma_flush_wq(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	}
 }
 
-static void vrdma_qp_flush(struct vrdma_dev *dev, struct vrdma_qp *qp)
+static void vdr_qp_flush(struct vdr_dev *dev, struct vdr_qp *qp)
 {
-	vrdma_flush_wq(dev, qp, true);
-	vrdma_flush_wq(dev, qp, false);
+	vdr_flush_wq(dev, qp, true);
+	vdr_flush_wq(dev, qp, false);
 }
 
-static void vrdma_ring_set_flags(struct vrdma_ring *ring, u32 flags)
+static void vdr_ring_set_flags(struct vdr_ring *ring, u32 flags)
 {
 	if (ring->depth)
 		WRITE_ONCE(ring->ctl->flags, cpu_to_le32(flags));
 }
 
 /* Outstanding WQEs are dropped without completions (spec: to RESET). */
-static void vrdma_wq_discard(struct vrdma_ring *ring, u32 *cons, u32 notify)
+static void vdr_wq_discard(struct vdr_ring *ring, u32 *cons, u32 notify)
 {
 	if (!ring->depth)
 		return;
@@ -438,25 +438,25 @@ static void vrdma_wq_discard(struct vrdma_ring *ring, u32 *cons, u32 notify)
 	WRITE_ONCE(ring->ctl->flags, 0);
 }
 
-static void vrdma_qp_enter(struct vrdma_dev *dev, struct vrdma_qp *qp,
-			   u8 next)
+static void vdr_qp_enter(struct vdr_dev *dev, struct vdr_qp *qp,
+			 u8 next)
 {
 	u8 cur = qp->state;
 
-	vrdma_xqp_state(dev, qp, next);
+	vdr_xqp_state(dev, qp, next);
 	qp->state = next;
 	qp->attr.qp_state = next;
 	qp->attr.cur_qp_state = next;
 
 	switch (next) {
 	case VIRTIO_RDMA_QPS_RESET:
-		vrdma_wq_discard(&qp->sq, &qp->sq_cons, 0);
-		vrdma_wq_discard(&qp->rq, &qp->rq_cons, VRDMA_NOTIFY_OFF);
+		vdr_wq_discard(&qp->sq, &qp->sq_cons, 0);
+		vdr_wq_discard(&qp->rq, &qp->rq_cons, VDR_NOTIFY_OFF);
 		break;
 	case VIRTIO_RDMA_QPS_ERR:
-		vrdma_ring_set_flags(&qp->sq, VIRTIO_RDMA_RING_F_ERROR);
-		vrdma_ring_set_flags(&qp->rq, VIRTIO_RDMA_RING_F_ERROR);
-		vrdma_qp_flush(dev, qp);
+		vdr_ring_set_flags(&qp->sq, VIRTIO_RDMA_RING_F_ERROR);
+		vdr_ring_set_flags(&qp->rq, VIRTIO_RDMA_RING_F_ERROR);
+		vdr_qp_flush(dev, qp);
 		break;
 	case VIRTIO_RDMA_QPS_SQD:
 		/*
@@ -464,22 +464,22 @@ static void vrdma_qp_enter(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		 * so the SQ is drained as soon as it enters SQD.
 		 */
 		if (cur != VIRTIO_RDMA_QPS_SQD && qp->attr.en_sqd_async_notify)
-			vrdma_event_raise(dev, &qp->ev[VRDMA_QP_EV_SQ_DRAINED],
-					  0);
+			vdr_event_raise(dev, &qp->ev[VDR_QP_EV_SQ_DRAINED],
+					0);
 		break;
 	}
 }
 
-int vrdma_cmd_modify_qp(struct vrdma_dev *dev)
+int vdr_cmd_modify_qp(struct vdr_dev *dev)
 {
 	const struct virtio_rdma_modify_qp_req *req = &dev->req.modify_qp;
 	const struct virtio_rdma_qp_attr *a = &req->attr;
 	u32 mask = le32_to_cpu(req->attr_mask);
-	struct vrdma_qp *qp;
+	struct vdr_qp *qp;
 	u8 cur, next;
 	int status;
 
-	if (mask & ~VRDMA_QP_MASK_SUPPORTED)
+	if (mask & ~VDR_QP_MASK_SUPPORTED)
 		return VIRTIO_RDMA_STATUS_OPNOTSUPP;
 	qp = xa_load(&dev->qps, le32_to_cpu(req->qp_handle));
 	if (!qp)
@@ -493,21 +493,21 @@ int vrdma_cmd_modify_qp(struct vrdma_dev *dev)
 	if ((mask & VIRTIO_RDMA_QP_CUR_STATE) && a->cur_qp_state != cur)
 		return VIRTIO_RDMA_STATUS_INVAL;
 	next = (mask & VIRTIO_RDMA_QP_STATE) ? a->qp_state : cur;
-	if (!vrdma_qp_transition_ok(cur, next, qp->type, mask))
+	if (!vdr_qp_transition_ok(cur, next, qp->type, mask))
 		return VIRTIO_RDMA_STATUS_INVAL;
-	status = vrdma_check_qp_attr(dev, qp, mask, a);
+	status = vdr_check_qp_attr(dev, qp, mask, a);
 	if (status)
 		return status;
 
-	vrdma_qp_apply_attr(qp, mask, a);
+	vdr_qp_apply_attr(qp, mask, a);
 	if (mask & VIRTIO_RDMA_QP_STATE)
-		vrdma_qp_enter(dev, qp, next);
+		vdr_qp_enter(dev, qp, next);
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
-int vrdma_cmd_query_qp(struct vrdma_dev *dev)
+int vdr_cmd_query_qp(struct vdr_dev *dev)
 {
-	struct vrdma_qp *qp;
+	struct vdr_qp *qp;
 
 	qp = xa_load(&dev->qps, le32_to_cpu(dev->req.query_qp.qp_handle));
 	if (!qp)
@@ -519,16 +519,16 @@ int vrdma_cmd_query_qp(struct vrdma_dev *dev)
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
-int vrdma_cmd_destroy_qp(struct vrdma_dev *dev)
+int vdr_cmd_destroy_qp(struct vdr_dev *dev)
 {
-	struct vrdma_qp *qp;
+	struct vdr_qp *qp;
 
 	qp = xa_load(&dev->qps, le32_to_cpu(dev->req.destroy_qp.qp_handle));
 	if (!qp)
 		return VIRTIO_RDMA_STATUS_NOENT;
 	if (qp->state != VIRTIO_RDMA_QPS_RESET)
-		vrdma_qp_flush(dev, qp);
-	vrdma_qp_free(dev, qp);
+		vdr_qp_flush(dev, qp);
+	vdr_qp_free(dev, qp);
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
@@ -536,28 +536,28 @@ int vrdma_cmd_destroy_qp(struct vrdma_dev *dev)
  * Work requests are executed by the data path; in ERR every post is
  * flushed, which is what ib_drain_qp() waits for.
  */
-void vrdma_qp_doorbell(struct vrdma_dev *dev, struct vrdma_qp *qp, u32 type)
+void vdr_qp_doorbell(struct vdr_dev *dev, struct vdr_qp *qp, u32 type)
 {
 	if (qp->state == VIRTIO_RDMA_QPS_ERR)
-		vrdma_flush_wq(dev, qp, type == VIRTIO_RDMA_DOORBELL_SQ);
+		vdr_flush_wq(dev, qp, type == VIRTIO_RDMA_DOORBELL_SQ);
 	else if (type == VIRTIO_RDMA_DOORBELL_SQ)
-		vrdma_xqp_kick(dev, qp);
+		vdr_xqp_kick(dev, qp);
 }
 
 /* The data path's asynchronous move to ERR (the caller sends the event). */
-void vrdma_qp_set_err(struct vrdma_dev *dev, struct vrdma_qp *qp)
+void vdr_qp_set_err(struct vdr_dev *dev, struct vdr_qp *qp)
 {
 	if (qp->state != VIRTIO_RDMA_QPS_ERR)
-		vrdma_qp_enter(dev, qp, VIRTIO_RDMA_QPS_ERR);
+		vdr_qp_enter(dev, qp, VIRTIO_RDMA_QPS_ERR);
 }
 
 /* Reset: no completions are written. */
-void vrdma_qps_destroy(struct vrdma_dev *dev)
+void vdr_qps_destroy(struct vdr_dev *dev)
 {
-	struct vrdma_qp *qp;
+	struct vdr_qp *qp;
 	unsigned long idx;
 
 	xa_for_each(&dev->qps, idx, qp)
-		vrdma_qp_free(dev, qp);
+		vdr_qp_free(dev, qp);
 	dev->qp_next = 0;
 }

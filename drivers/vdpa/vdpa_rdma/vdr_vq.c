@@ -11,20 +11,20 @@
 #include <linux/vmalloc.h>
 
 #include "vdpa_rdma.h"
-#include "xport.h"
+#include "vdr_xport.h"
 
 /* Bounds the time the worker holds the device lock in one pass. */
-#define VRDMA_WORK_BUDGET	64
+#define VDR_WORK_BUDGET	64
 
-static void vrdma_vq_notify(struct vringh *vring)
+static void vdr_vq_notify(struct vringh *vring)
 {
-	struct vrdma_vq *vq = container_of(vring, struct vrdma_vq, vring);
+	struct vdr_vq *vq = container_of(vring, struct vdr_vq, vring);
 
 	if (vq->cb.callback)
 		vq->cb.callback(vq->cb.private);
 }
 
-int vrdma_vq_ready(struct vrdma_dev *dev, struct vrdma_vq *vq)
+int vdr_vq_ready(struct vdr_dev *dev, struct vdr_vq *vq)
 {
 	u16 last_avail_idx = vq->vring.last_avail_idx;
 	int ret;
@@ -39,16 +39,16 @@ int vrdma_vq_ready(struct vrdma_dev *dev, struct vrdma_vq *vq)
 	/* No in-flight buffers survive a (re)start: used catches up. */
 	vq->vring.last_avail_idx = last_avail_idx;
 	vq->vring.last_used_idx = last_avail_idx;
-	vq->vring.notify = vrdma_vq_notify;
+	vq->vring.notify = vdr_vq_notify;
 	return 0;
 }
 
-void vrdma_vqs_reset(struct vrdma_dev *dev)
+void vdr_vqs_reset(struct vdr_dev *dev)
 {
 	int i;
 
 	for (i = 0; i < dev->nvqs; i++) {
-		struct vrdma_vq *vq = &dev->vqs[i];
+		struct vdr_vq *vq = &dev->vqs[i];
 
 		vq->ready = false;
 		vq->desc_addr = 0;
@@ -57,13 +57,13 @@ void vrdma_vqs_reset(struct vrdma_dev *dev)
 		vq->num = 0;
 		vq->cb.callback = NULL;
 		vq->cb.private = NULL;
-		vringh_init_iotlb(&vq->vring, 0, VRDMA_VQ_NUM_MAX, false,
+		vringh_init_iotlb(&vq->vring, 0, VDR_VQ_NUM_MAX, false,
 				  NULL, NULL, NULL);
 		vq->vring.notify = NULL;
 	}
 }
 
-void vrdma_vq_complete(struct vrdma_vq *vq, u32 len)
+void vdr_vq_complete(struct vdr_vq *vq, u32 len)
 {
 	/* Buffer contents before the used index. */
 	smp_wmb();
@@ -80,7 +80,7 @@ void vrdma_vq_complete(struct vrdma_vq *vq, u32 len)
  * The queue looks empty: ask for a kick on the next buffer (event index
  * or flags), then look again.  Returns true when it really is empty.
  */
-bool vrdma_vq_idle(struct vrdma_vq *vq)
+bool vdr_vq_idle(struct vdr_vq *vq)
 {
 	if (vringh_notify_enable_iotlb(&vq->vring))
 		return true;
@@ -89,14 +89,14 @@ bool vrdma_vq_idle(struct vrdma_vq *vq)
 	return false;
 }
 
-void vrdma_schedule(struct vrdma_dev *dev)
+void vdr_schedule(struct vdr_dev *dev)
 {
 	kthread_queue_work(dev->worker, &dev->work);
 }
 
-void vrdma_work_fn(struct kthread_work *work)
+void vdr_work_fn(struct kthread_work *work)
 {
-	struct vrdma_dev *dev = container_of(work, struct vrdma_dev, work);
+	struct vdr_dev *dev = container_of(work, struct vdr_dev, work);
 	bool more = false;
 	u16 i;
 
@@ -105,30 +105,30 @@ void vrdma_work_fn(struct kthread_work *work)
 		goto out;
 
 	if (dev->vqs[VIRTIO_RDMA_CTRLQ].ready)
-		more |= vrdma_ctrl_process(dev);
+		more |= vdr_ctrl_process(dev);
 	for (i = 0; i < dev->nqp; i++) {
 		if (dev->vqs[VIRTIO_RDMA_DOORBELLQ(i)].ready)
-			more |= vrdma_doorbells_process(dev,
-							VIRTIO_RDMA_DOORBELLQ(i));
+			more |= vdr_doorbells_process(dev,
+						      VIRTIO_RDMA_DOORBELLQ(i));
 	}
 	/* Received RoCE packets (xport.h) */
-	more |= vrdma_rx_process(dev);
+	more |= vdr_rx_process(dev);
 	for (i = 0; i < dev->nqp; i++) {
 		if (dev->vqs[VIRTIO_RDMA_EVENTQ(i)].ready)
-			more |= vrdma_events_deliver(dev, i);
+			more |= vdr_events_deliver(dev, i);
 	}
 out:
 	mutex_unlock(&dev->lock);
 	if (more)
-		vrdma_schedule(dev);
+		vdr_schedule(dev);
 }
 
 /*
  * Translate one chunk of [addr, addr + len) that stays within one IOTLB
  * entry and one page; returns the page and the offset in it.
  */
-struct page *vrdma_translate(struct vrdma_dev *dev, u64 addr, u32 perm,
-			     size_t *len, unsigned int *offset)
+struct page *vdr_translate(struct vdr_dev *dev, u64 addr, u32 perm,
+			   size_t *len, unsigned int *offset)
 {
 	struct vhost_iotlb_map *map;
 	u64 pa, room;
@@ -148,7 +148,7 @@ struct page *vrdma_translate(struct vrdma_dev *dev, u64 addr, u32 perm,
 }
 
 /* Copy from guest memory; -EFAULT when any byte is not readable. */
-int vrdma_mem_read(struct vrdma_dev *dev, u64 addr, void *buf, size_t len)
+int vdr_mem_read(struct vdr_dev *dev, u64 addr, void *buf, size_t len)
 {
 	unsigned int offset;
 	struct page *page;
@@ -164,7 +164,7 @@ int vrdma_mem_read(struct vrdma_dev *dev, u64 addr, void *buf, size_t len)
 		/* One page per lock hold: reads can be megabytes long. */
 		spin_lock(&dev->iotlb_lock);
 		chunk = len;
-		page = vrdma_translate(dev, addr, VHOST_MAP_RO, &chunk, &offset);
+		page = vdr_translate(dev, addr, VHOST_MAP_RO, &chunk, &offset);
 		if (!page) {
 			spin_unlock(&dev->iotlb_lock);
 			return -EFAULT;
@@ -186,8 +186,8 @@ int vrdma_mem_read(struct vrdma_dev *dev, u64 addr, void *buf, size_t len)
  * The driver keeps them until the destroying command completes (spec
  * "Driver requirements").
  */
-int vrdma_ring_map(struct vrdma_dev *dev, struct vrdma_ring *ring, u64 addr,
-		   u32 depth, u32 stride)
+int vdr_ring_map(struct vdr_dev *dev, struct vdr_ring *ring, u64 addr,
+		 u32 depth, u32 stride)
 {
 	u64 size = VIRTIO_RDMA_RING_CTL_SIZE + (u64)depth * stride;
 	u64 first = addr & PAGE_MASK;
@@ -208,8 +208,8 @@ int vrdma_ring_map(struct vrdma_dev *dev, struct vrdma_ring *ring, u64 addr,
 	spin_lock(&dev->iotlb_lock);
 	for (i = 0; i < npages; i++) {
 		chunk = PAGE_SIZE;
-		pages[i] = vrdma_translate(dev, first + i * PAGE_SIZE,
-					   VHOST_MAP_RW, &chunk, &offset);
+		pages[i] = vdr_translate(dev, first + i * PAGE_SIZE,
+					 VHOST_MAP_RW, &chunk, &offset);
 		/* The whole page must be one mapping of one page. */
 		if (!pages[i] || offset || chunk != PAGE_SIZE) {
 			ret = -EFAULT;
@@ -236,7 +236,7 @@ out:
 	return ret;
 }
 
-void vrdma_ring_unmap(struct vrdma_ring *ring)
+void vdr_ring_unmap(struct vdr_ring *ring)
 {
 	if (ring->vmap_base)
 		vunmap(ring->vmap_base);

@@ -2,7 +2,7 @@
 /* vdpa_rdma: QUERY_STATS. */
 #include "vdpa_rdma.h"
 
-void vrdma_cmd_query_stats(struct vrdma_dev *dev)
+void vdr_cmd_query_stats(struct vdr_dev *dev)
 {
 	struct virtio_rdma_query_stats_resp *r = &dev->resp.query_stats;
 	int i;

@@ -15,15 +15,15 @@
 #include <uapi/linux/virtio_ring.h>
 
 #include "vdpa_rdma.h"
-#include "xport.h"
+#include "vdr_xport.h"
 
-#define VRDMA_FEATURES	(BIT_ULL(VIRTIO_F_VERSION_1) | \
+#define VDR_FEATURES	(BIT_ULL(VIRTIO_F_VERSION_1) | \
 			 BIT_ULL(VIRTIO_F_ACCESS_PLATFORM) | \
 			 BIT_ULL(VIRTIO_RING_F_EVENT_IDX) | \
 			 BIT_ULL(VIRTIO_RDMA_F_ATOMIC) | \
 			 BIT_ULL(VIRTIO_RDMA_F_MR_REPLACE))
 
-#define VRDMA_REQUIRED_FEATURES	(BIT_ULL(VIRTIO_F_VERSION_1) | \
+#define VDR_REQUIRED_FEATURES	(BIT_ULL(VIRTIO_F_VERSION_1) | \
 				 BIT_ULL(VIRTIO_F_ACCESS_PLATFORM))
 
 static int max_iotlb_entries = 2048;
@@ -31,9 +31,9 @@ module_param(max_iotlb_entries, int, 0444);
 MODULE_PARM_DESC(max_iotlb_entries,
 		 "Maximum number of iotlb entries per device (default 2048)");
 
-static struct vrdma_vq *vrdma_vq(struct vdpa_device *vdpa, u16 idx)
+static struct vdr_vq *vdr_vq(struct vdpa_device *vdpa, u16 idx)
 {
-	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
+	struct vdr_dev *dev = vdpa_to_vdr(vdpa);
 
 	/* The vDPA core checks idx against nvqs; be safe anyway. */
 	if (WARN_ON_ONCE(idx >= dev->nvqs))
@@ -41,10 +41,10 @@ static struct vrdma_vq *vrdma_vq(struct vdpa_device *vdpa, u16 idx)
 	return &dev->vqs[idx];
 }
 
-static int vrdma_set_vq_address(struct vdpa_device *vdpa, u16 idx,
-				u64 desc_area, u64 driver_area, u64 device_area)
+static int vdr_set_vq_address(struct vdpa_device *vdpa, u16 idx,
+			      u64 desc_area, u64 driver_area, u64 device_area)
 {
-	struct vrdma_vq *vq = vrdma_vq(vdpa, idx);
+	struct vdr_vq *vq = vdr_vq(vdpa, idx);
 
 	vq->desc_addr = desc_area;
 	vq->driver_addr = driver_area;
@@ -52,57 +52,57 @@ static int vrdma_set_vq_address(struct vdpa_device *vdpa, u16 idx,
 	return 0;
 }
 
-static void vrdma_set_vq_num(struct vdpa_device *vdpa, u16 idx, u32 num)
+static void vdr_set_vq_num(struct vdpa_device *vdpa, u16 idx, u32 num)
 {
-	vrdma_vq(vdpa, idx)->num = num;
+	vdr_vq(vdpa, idx)->num = num;
 }
 
-static u16 vrdma_get_vq_size(struct vdpa_device *vdpa, u16 idx)
+static u16 vdr_get_vq_size(struct vdpa_device *vdpa, u16 idx)
 {
-	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
+	struct vdr_dev *dev = vdpa_to_vdr(vdpa);
 
 	if (dev->status & VIRTIO_CONFIG_S_DRIVER_OK)
-		return vrdma_vq(vdpa, idx)->num;
-	return VRDMA_VQ_NUM_MAX;
+		return vdr_vq(vdpa, idx)->num;
+	return VDR_VQ_NUM_MAX;
 }
 
-static void vrdma_kick_vq(struct vdpa_device *vdpa, u16 idx)
+static void vdr_kick_vq(struct vdpa_device *vdpa, u16 idx)
 {
-	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
+	struct vdr_dev *dev = vdpa_to_vdr(vdpa);
 
 	/* May be called in atomic context: only wake the worker. */
-	if (vrdma_vq(vdpa, idx)->ready)
-		vrdma_schedule(dev);
+	if (vdr_vq(vdpa, idx)->ready)
+		vdr_schedule(dev);
 }
 
-static void vrdma_set_vq_cb(struct vdpa_device *vdpa, u16 idx,
-			    struct vdpa_callback *cb)
+static void vdr_set_vq_cb(struct vdpa_device *vdpa, u16 idx,
+			  struct vdpa_callback *cb)
 {
-	vrdma_vq(vdpa, idx)->cb = *cb;
+	vdr_vq(vdpa, idx)->cb = *cb;
 }
 
-static void vrdma_set_vq_ready(struct vdpa_device *vdpa, u16 idx, bool ready)
+static void vdr_set_vq_ready(struct vdpa_device *vdpa, u16 idx, bool ready)
 {
-	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
-	struct vrdma_vq *vq = vrdma_vq(vdpa, idx);
+	struct vdr_dev *dev = vdpa_to_vdr(vdpa);
+	struct vdr_vq *vq = vdr_vq(vdpa, idx);
 
 	mutex_lock(&dev->lock);
-	if (ready && !vq->ready && vrdma_vq_ready(dev, vq))
+	if (ready && !vq->ready && vdr_vq_ready(dev, vq))
 		ready = false;
 	vq->ready = ready;
 	mutex_unlock(&dev->lock);
 }
 
-static bool vrdma_get_vq_ready(struct vdpa_device *vdpa, u16 idx)
+static bool vdr_get_vq_ready(struct vdpa_device *vdpa, u16 idx)
 {
-	return vrdma_vq(vdpa, idx)->ready;
+	return vdr_vq(vdpa, idx)->ready;
 }
 
-static int vrdma_set_vq_state(struct vdpa_device *vdpa, u16 idx,
-			      const struct vdpa_vq_state *state)
+static int vdr_set_vq_state(struct vdpa_device *vdpa, u16 idx,
+			    const struct vdpa_vq_state *state)
 {
-	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
-	struct vrdma_vq *vq = vrdma_vq(vdpa, idx);
+	struct vdr_dev *dev = vdpa_to_vdr(vdpa);
+	struct vdr_vq *vq = vdr_vq(vdpa, idx);
 
 	mutex_lock(&dev->lock);
 	vq->vring.last_avail_idx = state->split.avail_index;
@@ -110,63 +110,63 @@ static int vrdma_set_vq_state(struct vdpa_device *vdpa, u16 idx,
 	return 0;
 }
 
-static int vrdma_get_vq_state(struct vdpa_device *vdpa, u16 idx,
-			      struct vdpa_vq_state *state)
+static int vdr_get_vq_state(struct vdpa_device *vdpa, u16 idx,
+			    struct vdpa_vq_state *state)
 {
-	state->split.avail_index = vrdma_vq(vdpa, idx)->vring.last_avail_idx;
+	state->split.avail_index = vdr_vq(vdpa, idx)->vring.last_avail_idx;
 	return 0;
 }
 
-static u32 vrdma_get_vq_align(struct vdpa_device *vdpa)
+static u32 vdr_get_vq_align(struct vdpa_device *vdpa)
 {
 	return PAGE_SIZE;
 }
 
-static u64 vrdma_get_device_features(struct vdpa_device *vdpa)
+static u64 vdr_get_device_features(struct vdpa_device *vdpa)
 {
-	return VRDMA_FEATURES;
+	return VDR_FEATURES;
 }
 
-static int vrdma_set_driver_features(struct vdpa_device *vdpa, u64 features)
+static int vdr_set_driver_features(struct vdpa_device *vdpa, u64 features)
 {
-	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
+	struct vdr_dev *dev = vdpa_to_vdr(vdpa);
 
 	/* The device reads every address through its IOTLB. */
-	if ((features & VRDMA_REQUIRED_FEATURES) != VRDMA_REQUIRED_FEATURES)
+	if ((features & VDR_REQUIRED_FEATURES) != VDR_REQUIRED_FEATURES)
 		return -EINVAL;
-	dev->features = features & VRDMA_FEATURES;
+	dev->features = features & VDR_FEATURES;
 	return 0;
 }
 
-static u64 vrdma_get_driver_features(struct vdpa_device *vdpa)
+static u64 vdr_get_driver_features(struct vdpa_device *vdpa)
 {
-	return vdpa_to_vrdma(vdpa)->features;
+	return vdpa_to_vdr(vdpa)->features;
 }
 
-static void vrdma_set_config_cb(struct vdpa_device *vdpa,
-				struct vdpa_callback *cb)
+static void vdr_set_config_cb(struct vdpa_device *vdpa,
+			      struct vdpa_callback *cb)
 {
 	/* The configuration space never changes while the device is live. */
 }
 
-static u16 vrdma_get_vq_num_max(struct vdpa_device *vdpa)
+static u16 vdr_get_vq_num_max(struct vdpa_device *vdpa)
 {
-	return VRDMA_VQ_NUM_MAX;
+	return VDR_VQ_NUM_MAX;
 }
 
-static u32 vrdma_get_device_id(struct vdpa_device *vdpa)
+static u32 vdr_get_device_id(struct vdpa_device *vdpa)
 {
 	return VIRTIO_ID_RDMA;
 }
 
-static u32 vrdma_get_vendor_id(struct vdpa_device *vdpa)
+static u32 vdr_get_vendor_id(struct vdpa_device *vdpa)
 {
-	return VRDMA_VENDOR_ID;
+	return VDR_VENDOR_ID;
 }
 
-static u8 vrdma_get_status(struct vdpa_device *vdpa)
+static u8 vdr_get_status(struct vdpa_device *vdpa)
 {
-	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
+	struct vdr_dev *dev = vdpa_to_vdr(vdpa);
 	u8 status;
 
 	mutex_lock(&dev->lock);
@@ -175,13 +175,13 @@ static u8 vrdma_get_status(struct vdpa_device *vdpa)
 	return status;
 }
 
-static void vrdma_set_status(struct vdpa_device *vdpa, u8 status)
+static void vdr_set_status(struct vdpa_device *vdpa, u8 status)
 {
-	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
+	struct vdr_dev *dev = vdpa_to_vdr(vdpa);
 
 	mutex_lock(&dev->lock);
 	if ((status & VIRTIO_CONFIG_S_FEATURES_OK) &&
-	    (dev->features & VRDMA_REQUIRED_FEATURES) != VRDMA_REQUIRED_FEATURES)
+	    (dev->features & VDR_REQUIRED_FEATURES) != VDR_REQUIRED_FEATURES)
 		status &= ~VIRTIO_CONFIG_S_FEATURES_OK;
 	dev->status = status | (dev->status & VIRTIO_CONFIG_S_NEEDS_RESET);
 	dev->running = (status & VIRTIO_CONFIG_S_DRIVER_OK) != 0;
@@ -190,9 +190,9 @@ static void vrdma_set_status(struct vdpa_device *vdpa, u8 status)
 	if (status & VIRTIO_CONFIG_S_DRIVER_OK) {
 		/* A driver bound after the netdev vanished learns it too. */
 		if (!rcu_access_pointer(dev->netdev))
-			vrdma_event_raise(dev, &dev->fatal_ev, 0);
+			vdr_event_raise(dev, &dev->fatal_ev, 0);
 		/* Events (port state) may have become pending before. */
-		vrdma_schedule(dev);
+		vdr_schedule(dev);
 	}
 }
 
@@ -200,19 +200,19 @@ static void vrdma_set_status(struct vdpa_device *vdpa, u8 status)
  * Reset destroys every object without writing completions and forgets
  * pending events; afterwards the device touches no guest memory.
  */
-static void vrdma_do_reset(struct vrdma_dev *dev, u32 flags)
+static void vdr_do_reset(struct vdr_dev *dev, u32 flags)
 {
 	lockdep_assert_held(&dev->lock);
 
 	dev->running = false;
-	vrdma_rx_purge(dev);
-	vrdma_events_discard(dev);
-	vrdma_qps_destroy(dev);
-	vrdma_cqs_destroy(dev);
-	vrdma_mrs_destroy(dev);
-	vrdma_pds_destroy(dev);
-	vrdma_gids_clear(dev);
-	vrdma_vqs_reset(dev);
+	vdr_rx_purge(dev);
+	vdr_events_discard(dev);
+	vdr_qps_destroy(dev);
+	vdr_cqs_destroy(dev);
+	vdr_mrs_destroy(dev);
+	vdr_pds_destroy(dev);
+	vdr_gids_clear(dev);
+	vdr_vqs_reset(dev);
 
 	if (flags & VDPA_RESET_F_CLEAN_MAP) {
 		spin_lock(&dev->iotlb_lock);
@@ -228,48 +228,48 @@ static void vrdma_do_reset(struct vrdma_dev *dev, u32 flags)
 	dev->generation++;
 }
 
-static int vrdma_compat_reset(struct vdpa_device *vdpa, u32 flags)
+static int vdr_compat_reset(struct vdpa_device *vdpa, u32 flags)
 {
-	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
+	struct vdr_dev *dev = vdpa_to_vdr(vdpa);
 
 	mutex_lock(&dev->lock);
-	vrdma_do_reset(dev, flags);
+	vdr_do_reset(dev, flags);
 	mutex_unlock(&dev->lock);
 	return 0;
 }
 
-static int vrdma_reset(struct vdpa_device *vdpa)
+static int vdr_reset(struct vdpa_device *vdpa)
 {
-	return vrdma_compat_reset(vdpa, 0);
+	return vdr_compat_reset(vdpa, 0);
 }
 
-static size_t vrdma_get_config_size(struct vdpa_device *vdpa)
+static size_t vdr_get_config_size(struct vdpa_device *vdpa)
 {
 	return sizeof(struct virtio_rdma_config);
 }
 
-static void vrdma_get_config(struct vdpa_device *vdpa, unsigned int offset,
-			     void *buf, unsigned int len)
+static void vdr_get_config(struct vdpa_device *vdpa, unsigned int offset,
+			   void *buf, unsigned int len)
 {
-	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
+	struct vdr_dev *dev = vdpa_to_vdr(vdpa);
 
 	if (offset > sizeof(dev->config) || len > sizeof(dev->config) - offset)
 		return;
 	memcpy(buf, (u8 *)&dev->config + offset, len);
 }
 
-static void vrdma_set_config(struct vdpa_device *vdpa, unsigned int offset,
-			     const void *buf, unsigned int len)
+static void vdr_set_config(struct vdpa_device *vdpa, unsigned int offset,
+			   const void *buf, unsigned int len)
 {
 	/* Read-only configuration space. */
 }
 
-static u32 vrdma_get_generation(struct vdpa_device *vdpa)
+static u32 vdr_get_generation(struct vdpa_device *vdpa)
 {
-	return vdpa_to_vrdma(vdpa)->generation;
+	return vdpa_to_vdr(vdpa)->generation;
 }
 
-static struct vdpa_iova_range vrdma_get_iova_range(struct vdpa_device *vdpa)
+static struct vdpa_iova_range vdr_get_iova_range(struct vdpa_device *vdpa)
 {
 	struct vdpa_iova_range range = {
 		.first = 0,
@@ -279,10 +279,10 @@ static struct vdpa_iova_range vrdma_get_iova_range(struct vdpa_device *vdpa)
 	return range;
 }
 
-static int vrdma_set_map(struct vdpa_device *vdpa, unsigned int asid,
-			 struct vhost_iotlb *iotlb)
+static int vdr_set_map(struct vdpa_device *vdpa, unsigned int asid,
+		       struct vhost_iotlb *iotlb)
 {
-	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
+	struct vdr_dev *dev = vdpa_to_vdr(vdpa);
 	struct vhost_iotlb_map *map;
 	int ret = 0;
 
@@ -305,9 +305,9 @@ static int vrdma_set_map(struct vdpa_device *vdpa, unsigned int asid,
 	return ret;
 }
 
-static int vrdma_reset_map(struct vdpa_device *vdpa, unsigned int asid)
+static int vdr_reset_map(struct vdpa_device *vdpa, unsigned int asid)
 {
-	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
+	struct vdr_dev *dev = vdpa_to_vdr(vdpa);
 
 	if (asid)
 		return -EINVAL;
@@ -323,17 +323,17 @@ static int vrdma_reset_map(struct vdpa_device *vdpa, unsigned int asid)
 	return 0;
 }
 
-static void vrdma_free(struct vdpa_device *vdpa)
+static void vdr_free(struct vdpa_device *vdpa)
 {
-	struct vrdma_dev *dev = vdpa_to_vrdma(vdpa);
+	struct vdr_dev *dev = vdpa_to_vdr(vdpa);
 	struct net_device *ndev;
 	int i;
 
-	vrdma_debugfs_del(dev);
+	vdr_debugfs_del(dev);
 	/* No notifier may look at the device from here on. */
-	vrdma_dev_list_del(dev);
+	vdr_dev_list_del(dev);
 	/* Nor a received packet. */
-	vrdma_net_detach(dev);
+	vdr_net_detach(dev);
 
 	if (dev->worker) {
 		kthread_cancel_work_sync(&dev->work);
@@ -342,7 +342,7 @@ static void vrdma_free(struct vdpa_device *vdpa)
 
 	if (dev->vqs) {
 		mutex_lock(&dev->lock);
-		vrdma_do_reset(dev, 0);
+		vdr_do_reset(dev, 0);
 		mutex_unlock(&dev->lock);
 		for (i = 0; i < dev->nvqs; i++) {
 			vringh_kiov_cleanup(&dev->vqs[i].riov);
@@ -361,43 +361,43 @@ static void vrdma_free(struct vdpa_device *vdpa)
 	xa_destroy(&dev->qps);
 	kfree(dev->ev_pending);
 	kfree(dev->vqs);
-	vrdma_net_free(dev);
+	vdr_net_free(dev);
 	mutex_destroy(&dev->lock);
 }
 
-static const struct vdpa_config_ops vrdma_config_ops = {
-	.set_vq_address		= vrdma_set_vq_address,
-	.set_vq_num		= vrdma_set_vq_num,
-	.kick_vq		= vrdma_kick_vq,
-	.set_vq_cb		= vrdma_set_vq_cb,
-	.set_vq_ready		= vrdma_set_vq_ready,
-	.get_vq_ready		= vrdma_get_vq_ready,
-	.set_vq_state		= vrdma_set_vq_state,
-	.get_vq_state		= vrdma_get_vq_state,
-	.get_vq_align		= vrdma_get_vq_align,
-	.get_device_features	= vrdma_get_device_features,
-	.set_driver_features	= vrdma_set_driver_features,
-	.get_driver_features	= vrdma_get_driver_features,
-	.set_config_cb		= vrdma_set_config_cb,
-	.get_vq_num_max		= vrdma_get_vq_num_max,
-	.get_vq_size		= vrdma_get_vq_size,
-	.get_device_id		= vrdma_get_device_id,
-	.get_vendor_id		= vrdma_get_vendor_id,
-	.get_status		= vrdma_get_status,
-	.set_status		= vrdma_set_status,
-	.reset			= vrdma_reset,
-	.compat_reset		= vrdma_compat_reset,
-	.get_config_size	= vrdma_get_config_size,
-	.get_config		= vrdma_get_config,
-	.set_config		= vrdma_set_config,
-	.get_generation		= vrdma_get_generation,
-	.get_iova_range		= vrdma_get_iova_range,
-	.set_map		= vrdma_set_map,
-	.reset_map		= vrdma_reset_map,
-	.free			= vrdma_free,
+static const struct vdpa_config_ops vdr_config_ops = {
+	.set_vq_address		= vdr_set_vq_address,
+	.set_vq_num		= vdr_set_vq_num,
+	.kick_vq		= vdr_kick_vq,
+	.set_vq_cb		= vdr_set_vq_cb,
+	.set_vq_ready		= vdr_set_vq_ready,
+	.get_vq_ready		= vdr_get_vq_ready,
+	.set_vq_state		= vdr_set_vq_state,
+	.get_vq_state		= vdr_get_vq_state,
+	.get_vq_align		= vdr_get_vq_align,
+	.get_device_features	= vdr_get_device_features,
+	.set_driver_features	= vdr_set_driver_features,
+	.get_driver_features	= vdr_get_driver_features,
+	.set_config_cb		= vdr_set_config_cb,
+	.get_vq_num_max		= vdr_get_vq_num_max,
+	.get_vq_size		= vdr_get_vq_size,
+	.get_device_id		= vdr_get_device_id,
+	.get_vendor_id		= vdr_get_vendor_id,
+	.get_status		= vdr_get_status,
+	.set_status		= vdr_set_status,
+	.reset			= vdr_reset,
+	.compat_reset		= vdr_compat_reset,
+	.get_config_size	= vdr_get_config_size,
+	.get_config		= vdr_get_config,
+	.set_config		= vdr_set_config,
+	.get_generation		= vdr_get_generation,
+	.get_iova_range		= vdr_get_iova_range,
+	.set_map		= vdr_set_map,
+	.reset_map		= vdr_reset_map,
+	.free			= vdr_free,
 };
 
-static int vrdma_dev_init(struct vrdma_dev *dev, const char *name, u16 nqp)
+static int vdr_dev_init(struct vdr_dev *dev, const char *name, u16 nqp)
 {
 	struct device *d = &dev->vdpa.dev;
 	int i, ret;
@@ -417,10 +417,10 @@ static int vrdma_dev_init(struct vrdma_dev *dev, const char *name, u16 nqp)
 	dev->nqp = nqp;
 	dev->nvqs = 1 + 2 * nqp;
 
-	vrdma_event_init(&dev->port_active_ev, VIRTIO_RDMA_EVENT_PORT_ACTIVE,
-			 1, 0);
-	vrdma_event_init(&dev->port_err_ev, VIRTIO_RDMA_EVENT_PORT_ERR, 1, 0);
-	vrdma_event_init(&dev->fatal_ev, VIRTIO_RDMA_EVENT_DEVICE_FATAL, 0, 0);
+	vdr_event_init(&dev->port_active_ev, VIRTIO_RDMA_EVENT_PORT_ACTIVE,
+		       1, 0);
+	vdr_event_init(&dev->port_err_ev, VIRTIO_RDMA_EVENT_PORT_ERR, 1, 0);
+	vdr_event_init(&dev->fatal_ev, VIRTIO_RDMA_EVENT_DEVICE_FATAL, 0, 0);
 
 	/* virtio_vdpa's DMA API then hands out physical addresses. */
 	d->dma_mask = &d->coherent_dma_mask;
@@ -443,10 +443,10 @@ static int vrdma_dev_init(struct vrdma_dev *dev, const char *name, u16 nqp)
 	for (i = 0; i < dev->nvqs; i++)
 		vringh_set_iotlb(&dev->vqs[i].vring, &dev->iotlb,
 				 &dev->iotlb_lock);
-	vrdma_vqs_reset(dev);
+	vdr_vqs_reset(dev);
 
-	kthread_init_work(&dev->work, vrdma_work_fn);
-	dev->worker = kthread_create_worker(0, "vrdma/%s", name);
+	kthread_init_work(&dev->work, vdr_work_fn);
+	dev->worker = kthread_create_worker(0, "vdr/%s", name);
 	if (IS_ERR(dev->worker)) {
 		ret = PTR_ERR(dev->worker);
 		dev->worker = NULL;
@@ -455,12 +455,12 @@ static int vrdma_dev_init(struct vrdma_dev *dev, const char *name, u16 nqp)
 	return 0;
 }
 
-static int vrdma_dev_add(struct vdpa_mgmt_dev *mdev, const char *name,
-			 const struct vdpa_dev_set_config *config)
+static int vdr_dev_add(struct vdpa_mgmt_dev *mdev, const char *name,
+		       const struct vdpa_dev_set_config *config)
 {
 	struct net_device *ndev;
-	struct vrdma_dev *dev;
-	u16 nqp = VRDMA_DEF_QUEUE_PAIRS;
+	struct vdr_dev *dev;
+	u16 nqp = VDR_DEF_QUEUE_PAIRS;
 	int ret;
 
 	/* dev_add has no extack: explain failures in the kernel log. */
@@ -470,27 +470,27 @@ static int vrdma_dev_add(struct vdpa_mgmt_dev *mdev, const char *name,
 		return -EINVAL;
 	}
 	if (config->mask & BIT_ULL(VDPA_ATTR_DEV_NET_CFG_MAX_VQP)) {
-		if (config->net.max_vq_pairs > VRDMA_MAX_QUEUE_PAIRS) {
+		if (config->net.max_vq_pairs > VDR_MAX_QUEUE_PAIRS) {
 			pr_err("vdpa_rdma: %s: max_vqp %u above %u\n", name,
-			       config->net.max_vq_pairs, VRDMA_MAX_QUEUE_PAIRS);
+			       config->net.max_vq_pairs, VDR_MAX_QUEUE_PAIRS);
 			return -EINVAL;
 		}
 		nqp = config->net.max_vq_pairs;
 	}
 	if (config->mask & BIT_ULL(VDPA_ATTR_DEV_FEATURES) &&
-	    config->device_features != VRDMA_FEATURES) {
+	    config->device_features != VDR_FEATURES) {
 		pr_err("vdpa_rdma: %s: device features cannot be changed\n",
 		       name);
 		return -EOPNOTSUPP;
 	}
 
-	dev = vdpa_alloc_device(struct vrdma_dev, vdpa, NULL, &vrdma_config_ops,
+	dev = vdpa_alloc_device(struct vdr_dev, vdpa, NULL, &vdr_config_ops,
 				1, 1, name, false);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
 	dev->vdpa.mdev = mdev;
 
-	ret = vrdma_dev_init(dev, name, nqp);
+	ret = vdr_dev_init(dev, name, nqp);
 	if (ret)
 		goto err_put;
 
@@ -503,7 +503,7 @@ static int vrdma_dev_add(struct vdpa_mgmt_dev *mdev, const char *name,
 	 * moment the notifier can see this device.
 	 */
 	rtnl_lock();
-	ndev = vrdma_netdev_find(dev->mac);
+	ndev = vdr_netdev_find(dev->mac);
 	if (!ndev) {
 		rtnl_unlock();
 		pr_err("vdpa_rdma: %s: no network device has MAC %pM\n",
@@ -513,9 +513,9 @@ static int vrdma_dev_add(struct vdpa_mgmt_dev *mdev, const char *name,
 	}
 	netdev_hold(ndev, &dev->netdev_tracker, GFP_KERNEL);
 	rcu_assign_pointer(dev->netdev, ndev);
-	dev->port_active = vrdma_netdev_port_active(ndev);
-	vrdma_dev_list_add(dev);
-	ret = vrdma_net_attach(dev, ndev);
+	dev->port_active = vdr_netdev_port_active(ndev);
+	vdr_dev_list_add(dev);
+	ret = vdr_net_attach(dev, ndev);
 	rtnl_unlock();
 	if (ret)
 		goto err_put;
@@ -523,26 +523,26 @@ static int vrdma_dev_add(struct vdpa_mgmt_dev *mdev, const char *name,
 	ret = _vdpa_register_device(&dev->vdpa, dev->nvqs);
 	if (ret)
 		goto err_put;
-	vrdma_debugfs_add(dev);
+	vdr_debugfs_add(dev);
 	dev_info(&dev->vdpa.dev, "virtio-rdma device on %s, %u queue pairs\n",
 		 netdev_name(ndev), nqp);
 	return 0;
 
 err_put:
-	/* ->free (vrdma_free) undoes whatever vrdma_dev_init did. */
+	/* ->free (vdr_free) undoes whatever vdr_dev_init did. */
 	put_device(&dev->vdpa.dev);
 	return ret;
 }
 
-static void vrdma_dev_del(struct vdpa_mgmt_dev *mdev, struct vdpa_device *vdpa)
+static void vdr_dev_del(struct vdpa_mgmt_dev *mdev, struct vdpa_device *vdpa)
 {
 	/* Unbinds the virtio driver (which resets the device), then frees. */
 	_vdpa_unregister_device(vdpa);
 }
 
-static const struct vdpa_mgmtdev_ops vrdma_mgmtdev_ops = {
-	.dev_add = vrdma_dev_add,
-	.dev_del = vrdma_dev_del,
+static const struct vdpa_mgmtdev_ops vdr_mgmtdev_ops = {
+	.dev_add = vdr_dev_add,
+	.dev_del = vdr_dev_del,
 };
 
 /*
@@ -550,75 +550,75 @@ static const struct vdpa_mgmtdev_ops vrdma_mgmtdev_ops = {
  * management device that lists the net class, so the table names it; this
  * management device only ever creates virtio-rdma devices.
  */
-static struct virtio_device_id vrdma_id_table[] = {
+static struct virtio_device_id vdr_id_table[] = {
 	{ VIRTIO_ID_RDMA, VIRTIO_DEV_ANY_ID },
 	{ VIRTIO_ID_NET, VIRTIO_DEV_ANY_ID },
 	{ 0 },
 };
 
-static void vrdma_mgmtdev_release(struct device *dev)
+static void vdr_mgmtdev_release(struct device *dev)
 {
 }
 
-static struct device vrdma_mgmtdev_device = {
+static struct device vdr_mgmtdev_device = {
 	.init_name = "vdpa_rdma",
-	.release = vrdma_mgmtdev_release,
+	.release = vdr_mgmtdev_release,
 };
 
-static struct vdpa_mgmt_dev vrdma_mgmt_dev = {
-	.device = &vrdma_mgmtdev_device,
-	.id_table = vrdma_id_table,
-	.ops = &vrdma_mgmtdev_ops,
+static struct vdpa_mgmt_dev vdr_mgmt_dev = {
+	.device = &vdr_mgmtdev_device,
+	.id_table = vdr_id_table,
+	.ops = &vdr_mgmtdev_ops,
 	.config_attr_mask = BIT_ULL(VDPA_ATTR_DEV_NET_CFG_MACADDR) |
 			    BIT_ULL(VDPA_ATTR_DEV_NET_CFG_MAX_VQP) |
 			    BIT_ULL(VDPA_ATTR_DEV_FEATURES),
-	.max_supported_vqs = 1 + 2 * VRDMA_MAX_QUEUE_PAIRS,
-	.supported_features = VRDMA_FEATURES,
+	.max_supported_vqs = 1 + 2 * VDR_MAX_QUEUE_PAIRS,
+	.supported_features = VDR_FEATURES,
 };
 
-static int __init vrdma_init(void)
+static int __init vdr_init(void)
 {
 	int ret;
 
-	vrdma_debugfs_init();
-	ret = device_register(&vrdma_mgmtdev_device);
+	vdr_debugfs_init();
+	ret = device_register(&vdr_mgmtdev_device);
 	if (ret) {
-		put_device(&vrdma_mgmtdev_device);
-		vrdma_debugfs_exit();
+		put_device(&vdr_mgmtdev_device);
+		vdr_debugfs_exit();
 		return ret;
 	}
-	ret = vrdma_net_register();
+	ret = vdr_net_register();
 	if (ret)
 		goto err_dev;
-	ret = vrdma_netdev_register_notifier();
+	ret = vdr_netdev_register_notifier();
 	if (ret)
 		goto err_net;
-	ret = vdpa_mgmtdev_register(&vrdma_mgmt_dev);
+	ret = vdpa_mgmtdev_register(&vdr_mgmt_dev);
 	if (ret)
 		goto err_notifier;
 	return 0;
 
 err_notifier:
-	vrdma_netdev_unregister_notifier();
+	vdr_netdev_unregister_notifier();
 err_net:
-	vrdma_net_unregister();
+	vdr_net_unregister();
 err_dev:
-	device_unregister(&vrdma_mgmtdev_device);
-	vrdma_debugfs_exit();
+	device_unregister(&vdr_mgmtdev_device);
+	vdr_debugfs_exit();
 	return ret;
 }
 
-static void __exit vrdma_exit(void)
+static void __exit vdr_exit(void)
 {
-	vdpa_mgmtdev_unregister(&vrdma_mgmt_dev);
-	vrdma_netdev_unregister_notifier();
-	vrdma_net_unregister();
-	device_unregister(&vrdma_mgmtdev_device);
-	vrdma_debugfs_exit();
+	vdpa_mgmtdev_unregister(&vdr_mgmt_dev);
+	vdr_netdev_unregister_notifier();
+	vdr_net_unregister();
+	device_unregister(&vdr_mgmtdev_device);
+	vdr_debugfs_exit();
 }
 
-module_init(vrdma_init);
-module_exit(vrdma_exit);
+module_init(vdr_init);
+module_exit(vdr_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Emulated virtio-rdma device (vDPA parent)");

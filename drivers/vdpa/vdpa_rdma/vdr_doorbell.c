@@ -7,21 +7,21 @@
  */
 #include "vdpa_rdma.h"
 
-#define VRDMA_DOORBELL_BUDGET	64
+#define VDR_DOORBELL_BUDGET	64
 
 /* Returns true when the budget ran out with buffers possibly left. */
-bool vrdma_doorbells_process(struct vrdma_dev *dev, u16 qidx)
+bool vdr_doorbells_process(struct vdr_dev *dev, u16 qidx)
 {
-	struct vrdma_vq *vq = &dev->vqs[qidx];
+	struct vdr_vq *vq = &dev->vqs[qidx];
 	struct virtio_rdma_doorbell db;
-	struct vrdma_qp *qp;
+	struct vdr_qp *qp;
 	size_t len;
 	u32 type;
 	int i, ret;
 
 	lockdep_assert_held(&dev->lock);
 
-	for (i = 0; i < VRDMA_DOORBELL_BUDGET; i++) {
+	for (i = 0; i < VDR_DOORBELL_BUDGET; i++) {
 		ret = vringh_getdesc_iotlb(&vq->vring, &vq->riov, &vq->wiov,
 					   &vq->head, GFP_KERNEL);
 		if (ret < 0) {
@@ -31,7 +31,7 @@ bool vrdma_doorbells_process(struct vrdma_dev *dev, u16 qidx)
 			return false;
 		}
 		if (!ret) {
-			if (vrdma_vq_idle(vq))
+			if (vdr_vq_idle(vq))
 				return false;
 			continue;
 		}
@@ -49,10 +49,10 @@ bool vrdma_doorbells_process(struct vrdma_dev *dev, u16 qidx)
 			qp = xa_load(&dev->qps, le32_to_cpu(db.handle));
 			if (!qp)
 				continue;
-			vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_DOORBELLS);
-			vrdma_qp_doorbell(dev, qp, type);
+			vdr_stat_inc(dev, VIRTIO_RDMA_STAT_DOORBELLS);
+			vdr_qp_doorbell(dev, qp, type);
 		}
-		vrdma_vq_complete(vq, 0);
+		vdr_vq_complete(vq, 0);
 	}
 	return true;
 }

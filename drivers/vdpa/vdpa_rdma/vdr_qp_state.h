@@ -5,7 +5,7 @@
 
 #include <linux/types.h>
 
-bool vrdma_qp_transition_masks(u8 cur, u8 next, u8 type, u32 *req, u32 *opt);
-bool vrdma_qp_transition_ok(u8 cur, u8 next, u8 type, u32 mask);
+bool vdr_qp_transition_masks(u8 cur, u8 next, u8 type, u32 *req, u32 *opt);
+bool vdr_qp_transition_ok(u8 cur, u8 next, u8 type, u32 mask);
 
 #endif /* _VDPA_RDMA_QP_STATE_H */

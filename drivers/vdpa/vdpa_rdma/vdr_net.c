@@ -30,24 +30,24 @@
 
 #include "roce_hdr.h"
 #include "vdpa_rdma.h"
-#include "xport.h"
+#include "vdr_xport.h"
 
 /* Packets queued to a device and not yet processed; beyond, drop. */
-#define VRDMA_RXQ_MAX		4096
-#define VRDMA_DEF_HOP_LIMIT	64
+#define VDR_RXQ_MAX		4096
+#define VDR_DEF_HOP_LIMIT	64
 
-struct vrdma_net {
+struct vdr_net {
 	struct socket *sk4;
 	struct socket *sk6;
 	unsigned int users;		/* attached devices */
-	struct list_head devs;		/* struct vrdma_xdev, RCU for RX */
+	struct list_head devs;		/* struct vdr_xdev, RCU for RX */
 };
 
-static unsigned int vrdma_net_id __read_mostly;
+static unsigned int vdr_net_id __read_mostly;
 /* Serialises attach, detach and namespace exit. */
-static DEFINE_MUTEX(vrdma_net_mutex);
+static DEFINE_MUTEX(vdr_net_mutex);
 
-static bool vrdma_dev_has_gid(struct vrdma_dev *dev, const struct in6_addr *a)
+static bool vdr_dev_has_gid(struct vdr_dev *dev, const struct in6_addr *a)
 {
 	int i;
 
@@ -55,7 +55,7 @@ static bool vrdma_dev_has_gid(struct vrdma_dev *dev, const struct in6_addr *a)
 	 * The GID table changes under dev->lock only; a racing ADD_GID or
 	 * DEL_GID at worst misroutes a packet, which RoCE tolerates.
 	 */
-	for (i = 0; i < VRDMA_GID_TBL_LEN; i++) {
+	for (i = 0; i < VDR_GID_TBL_LEN; i++) {
 		if (READ_ONCE(dev->gids[i].valid) &&
 		    !memcmp(dev->gids[i].gid, a, sizeof(*a)))
 			return true;
@@ -63,10 +63,10 @@ static bool vrdma_dev_has_gid(struct vrdma_dev *dev, const struct in6_addr *a)
 	return false;
 }
 
-static struct vrdma_xdev *vrdma_net_find(struct vrdma_net *vn,
-					 struct sk_buff *skb)
+static struct vdr_xdev *vdr_net_find(struct vdr_net *vn,
+				     struct sk_buff *skb)
 {
-	struct vrdma_xdev *x, *found = NULL;
+	struct vdr_xdev *x, *found = NULL;
 	struct in6_addr daddr;
 
 	if (skb->protocol == htons(ETH_P_IP))
@@ -75,7 +75,7 @@ static struct vrdma_xdev *vrdma_net_find(struct vrdma_net *vn,
 		daddr = ipv6_hdr(skb)->daddr;
 
 	list_for_each_entry_rcu(x, &vn->devs, net_entry) {
-		if (!vrdma_dev_has_gid(x->dev, &daddr))
+		if (!vdr_dev_has_gid(x->dev, &daddr))
 			continue;
 		/* Locally routed packets arrive on lo: any owner will do. */
 		found = x;
@@ -86,23 +86,23 @@ static struct vrdma_xdev *vrdma_net_find(struct vrdma_net *vn,
 }
 
 /* UDP encap_rcv: softirq, under RCU. skb->data is the UDP header. */
-static int vrdma_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
+static int vdr_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
-	struct vrdma_net *vn = rcu_dereference_sk_user_data(sk);
-	struct vrdma_xdev *x;
+	struct vdr_net *vn = rcu_dereference_sk_user_data(sk);
+	struct vdr_xdev *x;
 
-	x = vn ? vrdma_net_find(vn, skb) : NULL;
+	x = vn ? vdr_net_find(vn, skb) : NULL;
 	if (!x)
 		goto drop;
-	vrdma_stat_inc(x->dev, VIRTIO_RDMA_STAT_RX_PACKETS);
+	vdr_stat_inc(x->dev, VIRTIO_RDMA_STAT_RX_PACKETS);
 	atomic64_add(skb->len - sizeof(struct udphdr),
 		     &x->dev->stats[VIRTIO_RDMA_STAT_RX_BYTES]);
-	if (skb_queue_len_lockless(&x->rxq) >= VRDMA_RXQ_MAX) {
-		vrdma_stat_inc(x->dev, VIRTIO_RDMA_STAT_RX_DROPPED);
+	if (skb_queue_len_lockless(&x->rxq) >= VDR_RXQ_MAX) {
+		vdr_stat_inc(x->dev, VIRTIO_RDMA_STAT_RX_DROPPED);
 		goto drop;
 	}
 	skb_queue_tail(&x->rxq, skb);
-	vrdma_schedule(x->dev);
+	vdr_schedule(x->dev);
 	return 0;
 drop:
 	kfree_skb(skb);
@@ -110,13 +110,13 @@ drop:
 }
 
 /**
- * vrdma_net_rx_dequeue - next received packet of a device
+ * vdr_net_rx_dequeue - next received packet of a device
  * @dev: the device
  *
  * Return: a linear skb whose data starts at the BTH (the UDP header is
  * pulled; ip_hdr()/ipv6_hdr() and udp_hdr() stay valid), or NULL.
  */
-struct sk_buff *vrdma_net_rx_dequeue(struct vrdma_dev *dev)
+struct sk_buff *vdr_net_rx_dequeue(struct vdr_dev *dev)
 {
 	struct sk_buff *skb;
 
@@ -126,14 +126,14 @@ struct sk_buff *vrdma_net_rx_dequeue(struct vrdma_dev *dev)
 			__skb_pull(skb, sizeof(struct udphdr));
 			return skb;
 		}
-		vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_RX_DROPPED);
+		vdr_stat_inc(dev, VIRTIO_RDMA_STAT_RX_DROPPED);
 		kfree_skb(skb);
 	}
 	return NULL;
 }
 
-static struct socket *vrdma_udp_sock(struct net *net, struct vrdma_net *vn,
-				     bool ipv6)
+static struct socket *vdr_udp_sock(struct net *net, struct vdr_net *vn,
+				   bool ipv6)
 {
 	struct udp_tunnel_sock_cfg tnl = { };
 	struct udp_port_cfg cfg = { };
@@ -149,12 +149,12 @@ static struct socket *vrdma_udp_sock(struct net *net, struct vrdma_net *vn,
 
 	tnl.sk_user_data = vn;
 	tnl.encap_type = 1;
-	tnl.encap_rcv = vrdma_udp_encap_recv;
+	tnl.encap_rcv = vdr_udp_encap_recv;
 	setup_udp_tunnel_sock(net, sock, &tnl);
 	return sock;
 }
 
-static void vrdma_net_close(struct vrdma_net *vn)
+static void vdr_net_close(struct vdr_net *vn)
 {
 	if (vn->sk6)
 		udp_tunnel_sock_release(vn->sk6);
@@ -164,16 +164,16 @@ static void vrdma_net_close(struct vrdma_net *vn)
 	vn->sk6 = NULL;
 }
 
-static int vrdma_net_open(struct vrdma_dev *dev, struct net *net,
-			  struct vrdma_net *vn)
+static int vdr_net_open(struct vdr_dev *dev, struct net *net,
+			struct vdr_net *vn)
 {
 	struct socket *sock;
 
-	sock = vrdma_udp_sock(net, vn, false);
+	sock = vdr_udp_sock(net, vn, false);
 	if (IS_ERR(sock))
 		goto err;
 	vn->sk4 = sock;
-	sock = vrdma_udp_sock(net, vn, true);
+	sock = vdr_udp_sock(net, vn, true);
 	/* A namespace without IPv6 still carries RoCE over IPv4. */
 	if (IS_ERR(sock) && PTR_ERR(sock) != -EAFNOSUPPORT)
 		goto err;
@@ -181,7 +181,7 @@ static int vrdma_net_open(struct vrdma_dev *dev, struct net *net,
 	return 0;
 
 err:
-	vrdma_net_close(vn);
+	vdr_net_close(vn);
 	if (PTR_ERR(sock) == -EADDRINUSE)
 		pr_err("vdpa_rdma: %s: UDP port %u is already in use in network namespace %u (rdma_rxe binds it in the initial namespace): put the netdev in another namespace\n",
 		       dev->name, ROCE_UDP_PORT, net->ns.inum);
@@ -192,7 +192,7 @@ err:
 }
 
 /**
- * vrdma_net_attach - start receiving RoCEv2 for a device
+ * vdr_net_attach - start receiving RoCEv2 for a device
  * @dev: the device, not yet registered
  * @ndev: its netdev; the device receives in the netdev's namespace
  *
@@ -201,11 +201,11 @@ err:
  * Return: 0, -EADDRINUSE when another user (rdma_rxe) owns port 4791 in
  * that namespace, or another error.
  */
-int vrdma_net_attach(struct vrdma_dev *dev, struct net_device *ndev)
+int vdr_net_attach(struct vdr_dev *dev, struct net_device *ndev)
 {
 	struct net *net = dev_net(ndev);
-	struct vrdma_net *vn;
-	struct vrdma_xdev *x;
+	struct vdr_net *vn;
+	struct vdr_xdev *x;
 	int ret = 0;
 
 	x = kzalloc(sizeof(*x), GFP_KERNEL);
@@ -217,60 +217,60 @@ int vrdma_net_attach(struct vrdma_dev *dev, struct net_device *ndev)
 	spin_lock_init(&x->pend_lock);
 	INIT_LIST_HEAD(&x->pend);
 
-	mutex_lock(&vrdma_net_mutex);
-	vn = net_generic(net, vrdma_net_id);
+	mutex_lock(&vdr_net_mutex);
+	vn = net_generic(net, vdr_net_id);
 	if (!vn->users)
-		ret = vrdma_net_open(dev, net, vn);
+		ret = vdr_net_open(dev, net, vn);
 	if (!ret) {
 		vn->users++;
 		x->net = net;
 		list_add_tail_rcu(&x->net_entry, &vn->devs);
 		dev->xdev = x;
 	}
-	mutex_unlock(&vrdma_net_mutex);
+	mutex_unlock(&vdr_net_mutex);
 	if (ret)
 		kfree(x);
 	return ret;
 }
 
-/* Caller holds vrdma_net_mutex. */
-static void vrdma_net_unlink(struct vrdma_xdev *x)
+/* Caller holds vdr_net_mutex. */
+static void vdr_net_unlink(struct vdr_xdev *x)
 {
-	struct vrdma_net *vn = net_generic(x->net, vrdma_net_id);
+	struct vdr_net *vn = net_generic(x->net, vdr_net_id);
 
 	list_del_rcu(&x->net_entry);
 	x->net = NULL;
 	if (!--vn->users)
-		vrdma_net_close(vn);
+		vdr_net_close(vn);
 }
 
 /**
- * vrdma_net_detach - stop receiving for a device and drop queued packets
+ * vdr_net_detach - stop receiving for a device and drop queued packets
  * @dev: the device
  *
  * After it returns no packet reaches the device and none is queued; the
  * last device of a namespace closes its sockets.  The transport state
- * stays allocated until vrdma_net_free(): the worker may still look at it.
+ * stays allocated until vdr_net_free(): the worker may still look at it.
  */
-void vrdma_net_detach(struct vrdma_dev *dev)
+void vdr_net_detach(struct vdr_dev *dev)
 {
-	struct vrdma_xdev *x = dev->xdev;
+	struct vdr_xdev *x = dev->xdev;
 
 	if (!x)
 		return;
-	mutex_lock(&vrdma_net_mutex);
+	mutex_lock(&vdr_net_mutex);
 	if (x->net)
-		vrdma_net_unlink(x);
-	mutex_unlock(&vrdma_net_mutex);
+		vdr_net_unlink(x);
+	mutex_unlock(&vdr_net_mutex);
 	/* encap_rcv may still hold x: wait for it before the purge. */
 	synchronize_net();
 	skb_queue_purge(&x->rxq);
 }
 
 /* Frees the transport state once the worker is gone; after detach. */
-void vrdma_net_free(struct vrdma_dev *dev)
+void vdr_net_free(struct vdr_dev *dev)
 {
-	struct vrdma_xdev *x = dev->xdev;
+	struct vdr_xdev *x = dev->xdev;
 
 	if (!x)
 		return;
@@ -279,9 +279,9 @@ void vrdma_net_free(struct vrdma_dev *dev)
 	kfree(x);
 }
 
-static __net_init int vrdma_net_init(struct net *net)
+static __net_init int vdr_net_init(struct net *net)
 {
-	struct vrdma_net *vn = net_generic(net, vrdma_net_id);
+	struct vdr_net *vn = net_generic(net, vdr_net_id);
 
 	INIT_LIST_HEAD(&vn->devs);
 	return 0;
@@ -292,59 +292,59 @@ static __net_init int vrdma_net_init(struct net *net)
  * pernet exits run before subsystem ones), so its devices are dead; close
  * the sockets and forget the namespace.
  */
-static __net_exit void vrdma_net_exit(struct net *net)
+static __net_exit void vdr_net_exit(struct net *net)
 {
-	struct vrdma_net *vn = net_generic(net, vrdma_net_id);
-	struct vrdma_xdev *x, *tmp;
+	struct vdr_net *vn = net_generic(net, vdr_net_id);
+	struct vdr_xdev *x, *tmp;
 
-	mutex_lock(&vrdma_net_mutex);
+	mutex_lock(&vdr_net_mutex);
 	list_for_each_entry_safe(x, tmp, &vn->devs, net_entry)
-		vrdma_net_unlink(x);
-	mutex_unlock(&vrdma_net_mutex);
+		vdr_net_unlink(x);
+	mutex_unlock(&vdr_net_mutex);
 	WARN_ON_ONCE(vn->sk4 || vn->sk6);
 }
 
-static struct pernet_operations vrdma_net_ops = {
-	.init = vrdma_net_init,
-	.exit = vrdma_net_exit,
-	.id = &vrdma_net_id,
-	.size = sizeof(struct vrdma_net),
+static struct pernet_operations vdr_net_ops = {
+	.init = vdr_net_init,
+	.exit = vdr_net_exit,
+	.id = &vdr_net_id,
+	.size = sizeof(struct vdr_net),
 };
 
-int vrdma_net_register(void)
+int vdr_net_register(void)
 {
-	return register_pernet_subsys(&vrdma_net_ops);
+	return register_pernet_subsys(&vdr_net_ops);
 }
 
-void vrdma_net_unregister(void)
+void vdr_net_unregister(void)
 {
-	unregister_pernet_subsys(&vrdma_net_ops);
+	unregister_pernet_subsys(&vdr_net_ops);
 }
 
 /**
- * vrdma_net_alloc_skb - a packet buffer for @len bytes of RoCE packet
+ * vdr_net_alloc_skb - a packet buffer for @len bytes of RoCE packet
  * @dev: the device
  * @len: BTH through ICRC
  *
  * Return: an skb with headroom for the link, IP and UDP headers, or NULL.
  */
-struct sk_buff *vrdma_net_alloc_skb(struct vrdma_dev *dev, unsigned int len)
+struct sk_buff *vdr_net_alloc_skb(struct vdr_dev *dev, unsigned int len)
 {
 	struct sk_buff *skb;
 
-	skb = alloc_skb(VRDMA_NET_HEADROOM + len, GFP_KERNEL);
+	skb = alloc_skb(VDR_NET_HEADROOM + len, GFP_KERNEL);
 	if (skb)
-		skb_reserve(skb, VRDMA_NET_HEADROOM);
+		skb_reserve(skb, VDR_NET_HEADROOM);
 	return skb;
 }
 
 /* UDP source port: from the flow label, else from the QPNs, as rxe. */
-u16 vrdma_net_sport(const struct virtio_rdma_av *av, u32 lqpn, u32 rqpn)
+u16 vdr_net_sport(const struct virtio_rdma_av *av, u32 lqpn, u32 rqpn)
 {
 	return rdma_get_udp_sport(le32_to_cpu(av->flow_label), lqpn, rqpn);
 }
 
-static void vrdma_push_udp(struct sk_buff *skb, u16 sport)
+static void vdr_push_udp(struct sk_buff *skb, u16 sport)
 {
 	struct udphdr *uh;
 
@@ -358,9 +358,9 @@ static void vrdma_push_udp(struct sk_buff *skb, u16 sport)
 	uh->check = 0;
 }
 
-static int vrdma_prepare4(struct net *net, struct net_device *ndev,
-			  const struct virtio_rdma_av *av, const u8 *sgid,
-			  struct sk_buff *skb)
+static int vdr_prepare4(struct net *net, struct net_device *ndev,
+			const struct virtio_rdma_av *av, const u8 *sgid,
+			struct sk_buff *skb)
 {
 	struct flowi4 fl4 = { };
 	struct rtable *rt;
@@ -384,7 +384,7 @@ static int vrdma_prepare4(struct net *net, struct net_device *ndev,
 	iph->tos = av->traffic_class;
 	iph->tot_len = htons(skb->len);
 	iph->frag_off = htons(IP_DF);
-	iph->ttl = av->hop_limit ?: VRDMA_DEF_HOP_LIMIT;
+	iph->ttl = av->hop_limit ?: VDR_DEF_HOP_LIMIT;
 	iph->protocol = IPPROTO_UDP;
 	iph->saddr = fl4.saddr;
 	iph->daddr = fl4.daddr;
@@ -395,10 +395,10 @@ static int vrdma_prepare4(struct net *net, struct net_device *ndev,
 	return 0;
 }
 
-static int vrdma_prepare6(struct net *net, struct socket *sk6,
-			  struct net_device *ndev,
-			  const struct virtio_rdma_av *av, const u8 *sgid,
-			  struct sk_buff *skb)
+static int vdr_prepare6(struct net *net, struct socket *sk6,
+			struct net_device *ndev,
+			const struct virtio_rdma_av *av, const u8 *sgid,
+			struct sk_buff *skb)
 {
 	u32 flow_label = le32_to_cpu(av->flow_label);
 	struct flowi6 fl6 = { };
@@ -429,7 +429,7 @@ static int vrdma_prepare6(struct net *net, struct socket *sk6,
 	ip6_flow_hdr(ip6h, av->traffic_class, htonl(flow_label));
 	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
 	ip6h->nexthdr = IPPROTO_UDP;
-	ip6h->hop_limit = av->hop_limit ?: VRDMA_DEF_HOP_LIMIT;
+	ip6h->hop_limit = av->hop_limit ?: VDR_DEF_HOP_LIMIT;
 	ip6h->saddr = fl6.saddr;
 	ip6h->daddr = fl6.daddr;
 	skb->protocol = htons(ETH_P_IPV6);
@@ -437,22 +437,22 @@ static int vrdma_prepare6(struct net *net, struct socket *sk6,
 }
 
 /**
- * vrdma_net_prepare - route a RoCE packet and push its UDP and IP headers
+ * vdr_net_prepare - route a RoCE packet and push its UDP and IP headers
  * @dev: the device (caller holds dev->lock: the GID table is stable)
  * @av: the destination; already validated against the GID table
- * @skb: from vrdma_net_alloc_skb(), data = BTH .. ICRC
- * @sport: UDP source port (vrdma_net_sport())
+ * @skb: from vdr_net_alloc_skb(), data = BTH .. ICRC
+ * @sport: UDP source port (vdr_net_sport())
  *
  * The caller then computes the ICRC (it covers the IP and UDP headers) and
- * calls vrdma_net_send().
+ * calls vdr_net_send().
  *
  * Return: 0, -ENODEV (no netdev), -EINVAL (bad address vector) or
  * -EHOSTUNREACH.
  */
-int vrdma_net_prepare(struct vrdma_dev *dev, const struct virtio_rdma_av *av,
-		      struct sk_buff *skb, u16 sport)
+int vdr_net_prepare(struct vdr_dev *dev, const struct virtio_rdma_av *av,
+		    struct sk_buff *skb, u16 sport)
 {
-	const struct vrdma_gid *sgid;
+	const struct vdr_gid *sgid;
 	struct net_device *ndev;
 	struct socket *sk6;
 	struct net *net;
@@ -460,7 +460,7 @@ int vrdma_net_prepare(struct vrdma_dev *dev, const struct virtio_rdma_av *av,
 
 	lockdep_assert_held(&dev->lock);
 
-	if (av->sgid_index >= VRDMA_GID_TBL_LEN)
+	if (av->sgid_index >= VDR_GID_TBL_LEN)
 		return -EINVAL;
 	sgid = &dev->gids[av->sgid_index];
 	if (!sgid->valid)
@@ -473,14 +473,14 @@ int vrdma_net_prepare(struct vrdma_dev *dev, const struct virtio_rdma_av *av,
 		goto out;
 	}
 	net = dev_net(ndev);
-	vrdma_push_udp(skb, sport);
+	vdr_push_udp(skb, sport);
 	if (av->network_type == VIRTIO_RDMA_NETWORK_IPV4 &&
 	    ipv6_addr_v4mapped((const struct in6_addr *)sgid->gid)) {
-		ret = vrdma_prepare4(net, ndev, av, sgid->gid, skb);
+		ret = vdr_prepare4(net, ndev, av, sgid->gid, skb);
 	} else if (av->network_type == VIRTIO_RDMA_NETWORK_IPV6 &&
 		   !ipv6_addr_v4mapped((const struct in6_addr *)sgid->gid)) {
-		sk6 = ((struct vrdma_net *)net_generic(net, vrdma_net_id))->sk6;
-		ret = vrdma_prepare6(net, sk6, ndev, av, sgid->gid, skb);
+		sk6 = ((struct vdr_net *)net_generic(net, vdr_net_id))->sk6;
+		ret = vdr_prepare6(net, sk6, ndev, av, sgid->gid, skb);
 	} else {
 		ret = -EINVAL;
 	}
@@ -490,14 +490,14 @@ out:
 }
 
 /**
- * vrdma_net_send - send a prepared packet
+ * vdr_net_send - send a prepared packet
  * @dev: the device
- * @skb: from vrdma_net_prepare(), with its ICRC; consumed
+ * @skb: from vdr_net_prepare(), with its ICRC; consumed
  *
  * Return: 0, or a negative errno when the IP layer dropped the packet (the
  * transport's retransmission recovers, as from any loss).
  */
-int vrdma_net_send(struct vrdma_dev *dev, struct sk_buff *skb)
+int vdr_net_send(struct vdr_dev *dev, struct sk_buff *skb)
 {
 	struct dst_entry *dst = skb_dst(skb);
 	unsigned int len;
@@ -520,7 +520,7 @@ int vrdma_net_send(struct vrdma_dev *dev, struct sk_buff *skb)
 	ret = net_xmit_eval(ret);
 	if (ret)
 		return ret < 0 ? ret : -ENOBUFS;
-	vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_TX_PACKETS);
+	vdr_stat_inc(dev, VIRTIO_RDMA_STAT_TX_PACKETS);
 	atomic64_add(len, &dev->stats[VIRTIO_RDMA_STAT_TX_BYTES]);
 	return 0;
 }

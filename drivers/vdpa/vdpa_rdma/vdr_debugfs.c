@@ -8,20 +8,20 @@
 #include <linux/seq_file.h>
 
 #include "vdpa_rdma.h"
-#include "xport.h"
+#include "vdr_xport.h"
 
-static struct dentry *vrdma_debugfs_root;
+static struct dentry *vdr_debugfs_root;
 
-static u32 vrdma_dbg_le(const __le32 *p)
+static u32 vdr_dbg_le(const __le32 *p)
 {
 	return le32_to_cpu(READ_ONCE(*p));
 }
 
 /* The oldest unfinished send WQEs: what a stuck requester waits for. */
-static void vrdma_dbg_swqes(struct seq_file *s, struct vrdma_qp *qp)
+static void vdr_dbg_swqes(struct seq_file *s, struct vdr_qp *qp)
 {
-	struct vrdma_xqp *x = qp->xqp;
-	struct vrdma_swqe *w;
+	struct vdr_xqp *x = qp->xqp;
+	struct vdr_swqe *w;
 	u32 i;
 	int n = 0;
 
@@ -34,9 +34,9 @@ static void vrdma_dbg_swqes(struct seq_file *s, struct vrdma_qp *qp)
 	}
 }
 
-static void vrdma_dbg_xqp(struct seq_file *s, struct vrdma_qp *qp)
+static void vdr_dbg_xqp(struct seq_file *s, struct vdr_qp *qp)
 {
-	struct vrdma_xqp *x = qp->xqp;
+	struct vdr_xqp *x = qp->xqp;
 
 	if (!x)
 		return;
@@ -52,72 +52,72 @@ static void vrdma_dbg_xqp(struct seq_file *s, struct vrdma_qp *qp)
 	seq_printf(s, " epsn %u msn %u nak_sent %d ack_pending %d rwqe %d",
 		   x->epsn, x->msn, x->nak_sent, x->ack_pending,
 		   x->rwqe_valid);
-	vrdma_dbg_swqes(s, qp);
+	vdr_dbg_swqes(s, qp);
 }
 
-static int vrdma_dbg_qps_show(struct seq_file *s, void *unused)
+static int vdr_dbg_qps_show(struct seq_file *s, void *unused)
 {
-	struct vrdma_dev *dev = s->private;
-	struct vrdma_qp *qp;
+	struct vdr_dev *dev = s->private;
+	struct vdr_qp *qp;
 	unsigned long i;
 
 	mutex_lock(&dev->lock);
 	xa_for_each(&dev->qps, i, qp) {
 		seq_printf(s, "qp %u type %u state %u sq prod %u cons %u notify %u",
 			   qp->qpn, qp->type, qp->state,
-			   vrdma_dbg_le(&qp->sq.ctl->prod), qp->sq_cons,
-			   vrdma_dbg_le(&qp->sq.ctl->notify));
+			   vdr_dbg_le(&qp->sq.ctl->prod), qp->sq_cons,
+			   vdr_dbg_le(&qp->sq.ctl->notify));
 		if (qp->rq.depth)
 			seq_printf(s, " rq prod %u cons %u notify %u",
-				   vrdma_dbg_le(&qp->rq.ctl->prod), qp->rq_cons,
-				   vrdma_dbg_le(&qp->rq.ctl->notify));
-		vrdma_dbg_xqp(s, qp);
+				   vdr_dbg_le(&qp->rq.ctl->prod), qp->rq_cons,
+				   vdr_dbg_le(&qp->rq.ctl->notify));
+		vdr_dbg_xqp(s, qp);
 		seq_putc(s, '\n');
 	}
 	mutex_unlock(&dev->lock);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(vrdma_dbg_qps);
+DEFINE_SHOW_ATTRIBUTE(vdr_dbg_qps);
 
-static int vrdma_dbg_cqs_show(struct seq_file *s, void *unused)
+static int vdr_dbg_cqs_show(struct seq_file *s, void *unused)
 {
-	struct vrdma_dev *dev = s->private;
-	struct vrdma_cq *cq;
+	struct vdr_dev *dev = s->private;
+	struct vdr_cq *cq;
 	unsigned long i;
 
 	mutex_lock(&dev->lock);
 	xa_for_each(&dev->cqs, i, cq)
 		seq_printf(s, "cq %u eventq %u prod %u cons %u arm 0x%x overflow %d comp_ev_pending %d\n",
 			   cq->handle, cq->eventq, cq->prod,
-			   vrdma_dbg_le(&cq->ring.ctl->cons),
-			   vrdma_dbg_le(&cq->ring.ctl->notify), cq->overflow,
+			   vdr_dbg_le(&cq->ring.ctl->cons),
+			   vdr_dbg_le(&cq->ring.ctl->notify), cq->overflow,
 			   cq->comp_ev.pending);
 	mutex_unlock(&dev->lock);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(vrdma_dbg_cqs);
+DEFINE_SHOW_ATTRIBUTE(vdr_dbg_cqs);
 
-void vrdma_debugfs_add(struct vrdma_dev *dev)
+void vdr_debugfs_add(struct vdr_dev *dev)
 {
-	if (!vrdma_debugfs_root)
+	if (!vdr_debugfs_root)
 		return;
-	dev->debugfs = debugfs_create_dir(dev->name, vrdma_debugfs_root);
-	debugfs_create_file("qps", 0400, dev->debugfs, dev, &vrdma_dbg_qps_fops);
-	debugfs_create_file("cqs", 0400, dev->debugfs, dev, &vrdma_dbg_cqs_fops);
+	dev->debugfs = debugfs_create_dir(dev->name, vdr_debugfs_root);
+	debugfs_create_file("qps", 0400, dev->debugfs, dev, &vdr_dbg_qps_fops);
+	debugfs_create_file("cqs", 0400, dev->debugfs, dev, &vdr_dbg_cqs_fops);
 }
 
-void vrdma_debugfs_del(struct vrdma_dev *dev)
+void vdr_debugfs_del(struct vdr_dev *dev)
 {
 	debugfs_remove_recursive(dev->debugfs);
 	dev->debugfs = NULL;
 }
 
-void vrdma_debugfs_init(void)
+void vdr_debugfs_init(void)
 {
-	vrdma_debugfs_root = debugfs_create_dir("vdpa_rdma", NULL);
+	vdr_debugfs_root = debugfs_create_dir("vdpa_rdma", NULL);
 }
 
-void vrdma_debugfs_exit(void)
+void vdr_debugfs_exit(void)
 {
-	debugfs_remove_recursive(vrdma_debugfs_root);
+	debugfs_remove_recursive(vdr_debugfs_root);
 }

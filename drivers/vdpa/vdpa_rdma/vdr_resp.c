@@ -5,7 +5,7 @@
  * Requests are taken in PSN order: a duplicate is answered again (ACK,
  * READ executed again, atomic result replayed), a gap gets one PSN
  * sequence error NAK.  SENDs land in receive WQEs, RDMA WRITE and READ and
- * atomics in MRs named by an rkey; every access goes through mem.c.
+ * atomics in MRs named by an rkey; every access goes through vdr_mem.c.
  * ACKs are coalesced: one per batch of packets the worker takes for a QP.
  */
 #include <linux/if_ether.h>
@@ -16,18 +16,18 @@
 #include "roce_psn.h"
 #include "roce_rel.h"
 #include "vdpa_rdma.h"
-#include "xport.h"
+#include "vdr_xport.h"
 
-#define VRDMA_RQ_WQE_HDR	sizeof(struct virtio_rdma_rq_wqe)
+#define VDR_RQ_WQE_HDR	sizeof(struct virtio_rdma_rq_wqe)
 
-static bool vrdma_resp_is_ud(const struct vrdma_qp *qp)
+static bool vdr_resp_is_ud(const struct vdr_qp *qp)
 {
 	return qp->type == VIRTIO_RDMA_QPT_UD || qp->type == VIRTIO_RDMA_QPT_GSI;
 }
 
 /* An ACKNOWLEDGE (or NAK) for @psn. */
-static void vrdma_resp_send_ack(struct vrdma_dev *dev, struct vrdma_qp *qp,
-				u8 syndrome, u32 psn)
+static void vdr_resp_send_ack(struct vdr_dev *dev, struct vdr_qp *qp,
+			      u8 syndrome, u32 psn)
 {
 	struct roce_pkt pkt = { };
 	struct sk_buff *skb;
@@ -39,41 +39,41 @@ static void vrdma_resp_send_ack(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	pkt.psn = psn;
 	pkt.aeth.syndrome = syndrome;
 	pkt.aeth.msn = qp->xqp->msn;
-	skb = vrdma_xqp_pkt_alloc(dev, &pkt, &payload);
+	skb = vdr_xqp_pkt_alloc(dev, &pkt, &payload);
 	if (skb)
-		vrdma_xqp_send(dev, qp, &qp->attr.av, &pkt, skb);
+		vdr_xqp_send(dev, qp, &qp->attr.av, &pkt, skb);
 }
 
-void vrdma_resp_flush_ack(struct vrdma_dev *dev, struct vrdma_qp *qp)
+void vdr_resp_flush_ack(struct vdr_dev *dev, struct vdr_qp *qp)
 {
-	struct vrdma_xqp *x = qp->xqp;
+	struct vdr_xqp *x = qp->xqp;
 
 	if (!x->ack_pending || qp->state == VIRTIO_RDMA_QPS_ERR)
 		return;
 	x->ack_pending = false;
-	vrdma_resp_send_ack(dev, qp, ROCE_AETH_ACK_UNLIMITED, x->ack_psn);
+	vdr_resp_send_ack(dev, qp, ROCE_AETH_ACK_UNLIMITED, x->ack_psn);
 }
 
 /* NAK the request at epsn; errors other than RNR make the QP fatal. */
-static void vrdma_resp_nak(struct vrdma_dev *dev, struct vrdma_qp *qp,
-			   u8 syndrome, int ev)
+static void vdr_resp_nak(struct vdr_dev *dev, struct vdr_qp *qp,
+			 u8 syndrome, int ev)
 {
-	struct vrdma_xqp *x = qp->xqp;
+	struct vdr_xqp *x = qp->xqp;
 
-	vrdma_resp_flush_ack(dev, qp);
-	vrdma_resp_send_ack(dev, qp, syndrome, x->epsn);
+	vdr_resp_flush_ack(dev, qp);
+	vdr_resp_send_ack(dev, qp, syndrome, x->epsn);
 	if (ev >= 0 || (syndrome & ROCE_AETH_TYPE_MASK) == ROCE_AETH_NAK)
-		vrdma_xqp_fatal(dev, qp, ev);
+		vdr_xqp_fatal(dev, qp, ev);
 }
 
-static void vrdma_resp_recv_error(struct vrdma_dev *dev, struct vrdma_qp *qp,
-				  u8 status);
+static void vdr_resp_recv_error(struct vdr_dev *dev, struct vdr_qp *qp,
+				u8 status);
 
 /* Copy the next receive WQE; false if the RQ is empty or failed validation. */
-static bool vrdma_resp_get_rwqe(struct vrdma_dev *dev, struct vrdma_qp *qp)
+static bool vdr_resp_get_rwqe(struct vdr_dev *dev, struct vdr_qp *qp)
 {
-	struct vrdma_xqp *x = qp->xqp;
-	struct vrdma_ring *ring = &qp->rq;
+	struct vdr_xqp *x = qp->xqp;
+	struct vdr_ring *ring = &qp->rq;
 	const struct virtio_rdma_rq_wqe *src;
 	u32 prod, n;
 
@@ -86,18 +86,18 @@ static bool vrdma_resp_get_rwqe(struct vrdma_dev *dev, struct vrdma_qp *qp)
 	if (prod == qp->rq_cons)
 		return false;
 	if (prod - qp->rq_cons > ring->depth) {
-		vrdma_xqp_fatal(dev, qp, VRDMA_QP_EV_FATAL);
+		vdr_xqp_fatal(dev, qp, VDR_QP_EV_FATAL);
 		return false;
 	}
-	src = vrdma_ring_entry(ring, qp->rq_cons);
+	src = vdr_ring_entry(ring, qp->rq_cons);
 	memcpy(&x->rwqe, src, sizeof(x->rwqe));
 	n = x->rwqe.num_sge;
 	if (n > qp->max_recv_sge ||
-	    VRDMA_RQ_WQE_HDR + n * sizeof(x->rsge[0]) > ring->stride) {
+	    VDR_RQ_WQE_HDR + n * sizeof(x->rsge[0]) > ring->stride) {
 		/* Malformed (spec: Ring validation): it fails, then the QP. */
-		vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_BAD_WQE);
-		vrdma_resp_recv_error(dev, qp, VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
-		vrdma_xqp_fatal(dev, qp, VRDMA_QP_EV_FATAL);
+		vdr_stat_inc(dev, VIRTIO_RDMA_STAT_BAD_WQE);
+		vdr_resp_recv_error(dev, qp, VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
+		vdr_xqp_fatal(dev, qp, VDR_QP_EV_FATAL);
 		return false;
 	}
 	memcpy(x->rsge, src + 1, n * sizeof(x->rsge[0]));
@@ -107,10 +107,10 @@ static bool vrdma_resp_get_rwqe(struct vrdma_dev *dev, struct vrdma_qp *qp)
 }
 
 /* Complete the current receive WQE. */
-static void vrdma_resp_complete(struct vrdma_dev *dev, struct vrdma_qp *qp,
-				struct virtio_rdma_cqe *cqe, bool solicited)
+static void vdr_resp_complete(struct vdr_dev *dev, struct vdr_qp *qp,
+			      struct virtio_rdma_cqe *cqe, bool solicited)
 {
-	struct vrdma_xqp *x = qp->xqp;
+	struct vdr_xqp *x = qp->xqp;
 
 	cqe->wr_id = x->rwqe.wr_id;
 	cqe->qp_handle = cpu_to_le32(qp->qpn);
@@ -118,32 +118,32 @@ static void vrdma_resp_complete(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	qp->rq_cons++;
 	/* The WQE was copied out: the driver may reuse its slot. */
 	smp_store_release(&qp->rq.ctl->cons, cpu_to_le32(qp->rq_cons));
-	if (vrdma_cq_post(dev, qp->rcq, cqe, solicited))
-		vrdma_xqp_fatal(dev, qp, VRDMA_QP_EV_FATAL);
+	if (vdr_cq_post(dev, qp->rcq, cqe, solicited))
+		vdr_xqp_fatal(dev, qp, VDR_QP_EV_FATAL);
 }
 
-static void vrdma_resp_recv_error(struct vrdma_dev *dev, struct vrdma_qp *qp,
-				  u8 status)
+static void vdr_resp_recv_error(struct vdr_dev *dev, struct vdr_qp *qp,
+				u8 status)
 {
 	struct virtio_rdma_cqe cqe = { };
 
 	cqe.status = status;
 	cqe.opcode = VIRTIO_RDMA_WC_OP_RECV;
-	vrdma_resp_complete(dev, qp, &cqe, false);
+	vdr_resp_complete(dev, qp, &cqe, false);
 }
 
-static u8 vrdma_resp_mem_status(int err)
+static u8 vdr_resp_mem_status(int err)
 {
 	return err == -EMSGSIZE ? VIRTIO_RDMA_WC_LOC_LEN_ERR :
 				  VIRTIO_RDMA_WC_LOC_PROT_ERR;
 }
 
 /* UD and GSI: one packet, one receive, a 40-byte network header first. */
-static void vrdma_resp_ud(struct vrdma_dev *dev, struct vrdma_qp *qp,
-			  struct sk_buff *skb, struct roce_pkt *pkt)
+static void vdr_resp_ud(struct vdr_dev *dev, struct vdr_qp *qp,
+			struct sk_buff *skb, struct roce_pkt *pkt)
 {
 	struct virtio_rdma_cqe cqe = { };
-	struct vrdma_xqp *x = qp->xqp;
+	struct vdr_xqp *x = qp->xqp;
 	u8 grh[VIRTIO_RDMA_UD_GRH_SIZE] = { };
 	u32 qkey = le32_to_cpu(qp->attr.qkey);
 	bool v4 = skb->protocol == htons(ETH_P_IP);
@@ -153,23 +153,23 @@ static void vrdma_resp_ud(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		qkey = ROCE_GSI_QKEY;
 	if (pkt->deth.qkey != qkey || !(pkt->info->flags & ROCE_OPF_SEND))
 		return;
-	if (!vrdma_resp_get_rwqe(dev, qp))
+	if (!vdr_resp_get_rwqe(dev, qp))
 		return;	/* UD drops what it cannot place */
 
 	if (v4)
 		memcpy(grh + 20, ip_hdr(skb), sizeof(struct iphdr));
 	else
 		memcpy(grh, ipv6_hdr(skb), sizeof(struct ipv6hdr));
-	err = vrdma_sgl_copy(dev, qp->pd, x->rsge, x->rwqe.num_sge,
-			     VIRTIO_RDMA_ACCESS_LOCAL_WRITE, 0, grh,
-			     sizeof(grh), VRDMA_TO_MEM);
+	err = vdr_sgl_copy(dev, qp->pd, x->rsge, x->rwqe.num_sge,
+			   VIRTIO_RDMA_ACCESS_LOCAL_WRITE, 0, grh,
+			   sizeof(grh), VDR_TO_MEM);
 	if (!err)
-		err = vrdma_sgl_copy(dev, qp->pd, x->rsge, x->rwqe.num_sge,
-				     VIRTIO_RDMA_ACCESS_LOCAL_WRITE,
-				     sizeof(grh), (void *)pkt->payload,
-				     pkt->payload_len, VRDMA_TO_MEM);
+		err = vdr_sgl_copy(dev, qp->pd, x->rsge, x->rwqe.num_sge,
+				   VIRTIO_RDMA_ACCESS_LOCAL_WRITE,
+				   sizeof(grh), (void *)pkt->payload,
+				   pkt->payload_len, VDR_TO_MEM);
 	if (err) {
-		vrdma_resp_recv_error(dev, qp, vrdma_resp_mem_status(err));
+		vdr_resp_recv_error(dev, qp, vdr_resp_mem_status(err));
 		return;
 	}
 	cqe.status = VIRTIO_RDMA_WC_SUCCESS;
@@ -188,7 +188,7 @@ static void vrdma_resp_ud(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	if (skb_mac_header_was_set(skb) &&
 	    skb_network_header(skb) - skb_mac_header(skb) >= ETH_HLEN)
 		memcpy(cqe.smac, eth_hdr(skb)->h_source, ETH_ALEN);
-	vrdma_resp_complete(dev, qp, &cqe, pkt->se);
+	vdr_resp_complete(dev, qp, &cqe, pkt->se);
 }
 
 /*
@@ -196,12 +196,12 @@ static void vrdma_resp_ud(struct vrdma_dev *dev, struct vrdma_qp *qp,
  * keeps max_dest_rd_atomic of them (at least one, at most the slots): the
  * requester has no more outstanding, so older ones cannot come again.
  */
-static struct vrdma_rdatom *vrdma_resp_rdatom_new(struct vrdma_qp *qp)
+static struct vdr_rdatom *vdr_resp_rdatom_new(struct vdr_qp *qp)
 {
-	struct vrdma_xqp *x = qp->xqp;
+	struct vdr_xqp *x = qp->xqp;
 	unsigned int n = clamp_t(unsigned int, qp->attr.max_dest_rd_atomic, 1,
-				 VRDMA_RDATOM_SLOTS);
-	struct vrdma_rdatom *r;
+				 VDR_RDATOM_SLOTS);
+	struct vdr_rdatom *r;
 
 	if (x->rdatom_next >= n)
 		x->rdatom_next = 0;
@@ -211,13 +211,13 @@ static struct vrdma_rdatom *vrdma_resp_rdatom_new(struct vrdma_qp *qp)
 	return r;
 }
 
-static struct vrdma_rdatom *vrdma_resp_rdatom_find(struct vrdma_xqp *x,
-						   u32 psn)
+static struct vdr_rdatom *vdr_resp_rdatom_find(struct vdr_xqp *x,
+					       u32 psn)
 {
 	int i;
 
-	for (i = 0; i < VRDMA_RDATOM_SLOTS; i++) {
-		struct vrdma_rdatom *r = &x->rdatom[i];
+	for (i = 0; i < VDR_RDATOM_SLOTS; i++) {
+		struct vdr_rdatom *r = &x->rdatom[i];
 
 		if (r->valid && roce_psn_in_range(psn, r->psn,
 						  roce_psn_sub(r->last_psn,
@@ -228,12 +228,12 @@ static struct vrdma_rdatom *vrdma_resp_rdatom_find(struct vrdma_xqp *x,
 }
 
 /* Send READ responses for [@off, len) of @r, starting at @psn. */
-static void vrdma_resp_read_send(struct vrdma_dev *dev, struct vrdma_qp *qp,
-				 struct vrdma_rdatom *r, u32 off, u32 psn)
+static void vdr_resp_read_send(struct vdr_dev *dev, struct vdr_qp *qp,
+			       struct vdr_rdatom *r, u32 off, u32 psn)
 {
-	struct vrdma_xqp *x = qp->xqp;
+	struct vdr_xqp *x = qp->xqp;
 	struct roce_pkt pkt = { };
-	struct vrdma_mr *mr;
+	struct vdr_mr *mr;
 	struct sk_buff *skb;
 	bool first, last;
 	u8 *payload;
@@ -259,28 +259,28 @@ static void vrdma_resp_read_send(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		pkt.aeth.syndrome = ROCE_AETH_ACK_UNLIMITED;
 		pkt.aeth.msn = x->msn;
 		pkt.payload_len = n;
-		skb = vrdma_xqp_pkt_alloc(dev, &pkt, &payload);
+		skb = vdr_xqp_pkt_alloc(dev, &pkt, &payload);
 		if (!skb)
 			return;
 		if (n) {
-			mr = vrdma_mr_check(dev, qp->pd, r->rkey,
-					    VIRTIO_RDMA_ACCESS_REMOTE_READ,
-					    r->va + off, n, &err);
-			err = mr ? vrdma_mr_copy(dev, mr, r->va + off, payload,
-						 n, VRDMA_FROM_MEM) : err;
+			mr = vdr_mr_check(dev, qp->pd, r->rkey,
+					  VIRTIO_RDMA_ACCESS_REMOTE_READ,
+					  r->va + off, n, &err);
+			err = mr ? vdr_mr_copy(dev, mr, r->va + off, payload,
+					       n, VDR_FROM_MEM) : err;
 			if (err) {
 				kfree_skb(skb);
 				return;
 			}
 		}
-		vrdma_xqp_send(dev, qp, &qp->attr.av, &pkt, skb);
+		vdr_xqp_send(dev, qp, &qp->attr.av, &pkt, skb);
 		off += n;
 		psn = roce_psn_add(psn, 1);
 	} while (off < r->len);
 }
 
-static void vrdma_resp_atomic_send(struct vrdma_dev *dev, struct vrdma_qp *qp,
-				   struct vrdma_rdatom *r)
+static void vdr_resp_atomic_send(struct vdr_dev *dev, struct vdr_qp *qp,
+				 struct vdr_rdatom *r)
 {
 	struct roce_pkt pkt = { };
 	struct sk_buff *skb;
@@ -293,29 +293,29 @@ static void vrdma_resp_atomic_send(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	pkt.aeth.syndrome = ROCE_AETH_ACK_UNLIMITED;
 	pkt.aeth.msn = qp->xqp->msn;
 	pkt.atomic_orig = r->orig;
-	skb = vrdma_xqp_pkt_alloc(dev, &pkt, &payload);
+	skb = vdr_xqp_pkt_alloc(dev, &pkt, &payload);
 	if (skb)
-		vrdma_xqp_send(dev, qp, &qp->attr.av, &pkt, skb);
+		vdr_xqp_send(dev, qp, &qp->attr.av, &pkt, skb);
 }
 
-static void vrdma_resp_duplicate(struct vrdma_dev *dev, struct vrdma_qp *qp,
-				 struct roce_pkt *pkt)
+static void vdr_resp_duplicate(struct vdr_dev *dev, struct vdr_qp *qp,
+			       struct roce_pkt *pkt)
 {
-	struct vrdma_xqp *x = qp->xqp;
+	struct vdr_xqp *x = qp->xqp;
 	u16 f = pkt->info->flags;
-	struct vrdma_rdatom *r, part;
+	struct vdr_rdatom *r, part;
 	u32 off;
 
-	vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_DUPLICATE_REQ);
+	vdr_stat_inc(dev, VIRTIO_RDMA_STAT_DUPLICATE_REQ);
 	if (f & (ROCE_OPF_READ | ROCE_OPF_ATOMIC)) {
-		r = vrdma_resp_rdatom_find(x, pkt->psn);
+		r = vdr_resp_rdatom_find(x, pkt->psn);
 		if (!r || r->opcode != pkt->opcode)
 			return;
 		if (f & ROCE_OPF_ATOMIC) {
 			if (r->psn != pkt->psn)
 				return;
-			vrdma_resp_flush_ack(dev, qp);
-			vrdma_resp_atomic_send(dev, qp, r);	/* replayed */
+			vdr_resp_flush_ack(dev, qp);
+			vdr_resp_atomic_send(dev, qp, r);	/* replayed */
 			return;
 		}
 		/*
@@ -328,8 +328,8 @@ static void vrdma_resp_duplicate(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		part = *r;
 		part.va += off;
 		part.len -= off;
-		vrdma_resp_flush_ack(dev, qp);
-		vrdma_resp_read_send(dev, qp, &part, 0, pkt->psn);
+		vdr_resp_flush_ack(dev, qp);
+		vdr_resp_read_send(dev, qp, &part, 0, pkt->psn);
 		return;
 	}
 	/* SEND or WRITE already executed: acknowledge what we have. */
@@ -344,48 +344,48 @@ static void vrdma_resp_duplicate(struct vrdma_dev *dev, struct vrdma_qp *qp,
  * RQ just failed validation and took the QP to ERR, a remote operational
  * error so that the requester fails now instead of retrying into silence.
  */
-static void vrdma_resp_no_rwqe(struct vrdma_dev *dev, struct vrdma_qp *qp)
+static void vdr_resp_no_rwqe(struct vdr_dev *dev, struct vdr_qp *qp)
 {
 	if (qp->type != VIRTIO_RDMA_QPT_RC)
 		return;
 	if (qp->state == VIRTIO_RDMA_QPS_ERR) {
-		vrdma_resp_nak(dev, qp, ROCE_AETH_NAK_REM_OP_ERR, -1);
+		vdr_resp_nak(dev, qp, ROCE_AETH_NAK_REM_OP_ERR, -1);
 		return;
 	}
-	vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_RNR_NAK_SENT);
-	vrdma_resp_nak(dev, qp, ROCE_AETH_RNR_NAK | qp->attr.min_rnr_timer, -1);
+	vdr_stat_inc(dev, VIRTIO_RDMA_STAT_RNR_NAK_SENT);
+	vdr_resp_nak(dev, qp, ROCE_AETH_RNR_NAK | qp->attr.min_rnr_timer, -1);
 }
 
-static bool vrdma_resp_qp_allows(struct vrdma_qp *qp, u32 access)
+static bool vdr_resp_qp_allows(struct vdr_qp *qp, u32 access)
 {
 	return le32_to_cpu(qp->attr.qp_access_flags) & access;
 }
 
 /* SEND packets of RC and UC. Returns false when the packet was not taken. */
-static bool vrdma_resp_send(struct vrdma_dev *dev, struct vrdma_qp *qp,
-			    struct roce_pkt *pkt)
+static bool vdr_resp_send(struct vdr_dev *dev, struct vdr_qp *qp,
+			  struct roce_pkt *pkt)
 {
 	struct virtio_rdma_cqe cqe = { };
-	struct vrdma_xqp *x = qp->xqp;
+	struct vdr_xqp *x = qp->xqp;
 	u16 f = pkt->info->flags;
 	int err;
 
-	if (!vrdma_resp_get_rwqe(dev, qp)) {
-		vrdma_resp_no_rwqe(dev, qp);
+	if (!vdr_resp_get_rwqe(dev, qp)) {
+		vdr_resp_no_rwqe(dev, qp);
 		return false;
 	}
-	err = vrdma_sgl_copy(dev, qp->pd, x->rsge, x->rwqe.num_sge,
-			     VIRTIO_RDMA_ACCESS_LOCAL_WRITE, x->recv_off,
-			     (void *)pkt->payload, pkt->payload_len,
-			     VRDMA_TO_MEM);
+	err = vdr_sgl_copy(dev, qp->pd, x->rsge, x->rwqe.num_sge,
+			   VIRTIO_RDMA_ACCESS_LOCAL_WRITE, x->recv_off,
+			   (void *)pkt->payload, pkt->payload_len,
+			   VDR_TO_MEM);
 	if (err) {
-		vrdma_resp_recv_error(dev, qp, vrdma_resp_mem_status(err));
+		vdr_resp_recv_error(dev, qp, vdr_resp_mem_status(err));
 		if (qp->type == VIRTIO_RDMA_QPT_RC)
-			vrdma_resp_nak(dev, qp, err == -EMSGSIZE ?
-				       ROCE_AETH_NAK_INVALID_REQ :
-				       ROCE_AETH_NAK_REM_OP_ERR, -1);
+			vdr_resp_nak(dev, qp, err == -EMSGSIZE ?
+				     ROCE_AETH_NAK_INVALID_REQ :
+				     ROCE_AETH_NAK_REM_OP_ERR, -1);
 		else
-			vrdma_xqp_fatal(dev, qp, -1);
+			vdr_xqp_fatal(dev, qp, -1);
 		return false;
 	}
 	x->recv_off += pkt->payload_len;
@@ -400,59 +400,59 @@ static bool vrdma_resp_send(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		cqe.ex.imm_data = pkt->imm;
 	}
 	if (f & ROCE_OPF_INV) {
-		if (vrdma_mr_invalidate(dev, qp->pd, pkt->ieth_rkey)) {
-			vrdma_resp_recv_error(dev, qp,
-					      VIRTIO_RDMA_WC_LOC_PROT_ERR);
-			vrdma_resp_nak(dev, qp, ROCE_AETH_NAK_REM_OP_ERR, -1);
+		if (vdr_mr_invalidate(dev, qp->pd, pkt->ieth_rkey)) {
+			vdr_resp_recv_error(dev, qp,
+					    VIRTIO_RDMA_WC_LOC_PROT_ERR);
+			vdr_resp_nak(dev, qp, ROCE_AETH_NAK_REM_OP_ERR, -1);
 			return false;
 		}
 		cqe.flags |= VIRTIO_RDMA_WC_F_WITH_INV;
 		cqe.ex.invalidated_rkey = cpu_to_le32(pkt->ieth_rkey);
 	}
-	vrdma_resp_complete(dev, qp, &cqe, pkt->se);
+	vdr_resp_complete(dev, qp, &cqe, pkt->se);
 	return true;
 }
 
-static bool vrdma_resp_write(struct vrdma_dev *dev, struct vrdma_qp *qp,
-			     struct roce_pkt *pkt)
+static bool vdr_resp_write(struct vdr_dev *dev, struct vdr_qp *qp,
+			   struct roce_pkt *pkt)
 {
 	struct virtio_rdma_cqe cqe = { };
-	struct vrdma_xqp *x = qp->xqp;
+	struct vdr_xqp *x = qp->xqp;
 	u16 f = pkt->info->flags;
-	struct vrdma_mr *mr;
+	struct vdr_mr *mr;
 	int err;
 
 	if (f & ROCE_OPF_FIRST) {
-		if (!vrdma_resp_qp_allows(qp, VIRTIO_RDMA_ACCESS_REMOTE_WRITE))
+		if (!vdr_resp_qp_allows(qp, VIRTIO_RDMA_ACCESS_REMOTE_WRITE))
 			goto access_err;
 		x->write_va = pkt->reth.va;
 		x->write_rkey = pkt->reth.rkey;
 		x->write_left = pkt->reth.len;
 		if (x->write_left &&
-		    !vrdma_mr_check(dev, qp->pd, x->write_rkey,
-				    VIRTIO_RDMA_ACCESS_REMOTE_WRITE,
-				    x->write_va, x->write_left, &err))
+		    !vdr_mr_check(dev, qp->pd, x->write_rkey,
+				  VIRTIO_RDMA_ACCESS_REMOTE_WRITE,
+				  x->write_va, x->write_left, &err))
 			goto access_err;
 	}
 	if (pkt->payload_len > x->write_left ||
 	    ((f & ROCE_OPF_LAST) && pkt->payload_len != x->write_left)) {
 		if (qp->type == VIRTIO_RDMA_QPT_RC)
-			vrdma_resp_nak(dev, qp, ROCE_AETH_NAK_INVALID_REQ,
-				       VRDMA_QP_EV_REQ_ERR);
+			vdr_resp_nak(dev, qp, ROCE_AETH_NAK_INVALID_REQ,
+				     VDR_QP_EV_REQ_ERR);
 		return false;
 	}
 	/* WRITE_WITH_IMM needs its receive WQE before any side effect. */
-	if ((f & ROCE_OPF_IMM) && !vrdma_resp_get_rwqe(dev, qp)) {
-		vrdma_resp_no_rwqe(dev, qp);
+	if ((f & ROCE_OPF_IMM) && !vdr_resp_get_rwqe(dev, qp)) {
+		vdr_resp_no_rwqe(dev, qp);
 		return false;
 	}
 	if (pkt->payload_len) {
-		mr = vrdma_mr_check(dev, qp->pd, x->write_rkey,
-				    VIRTIO_RDMA_ACCESS_REMOTE_WRITE,
-				    x->write_va, pkt->payload_len, &err);
-		if (!mr || vrdma_mr_copy(dev, mr, x->write_va,
-					 (void *)pkt->payload,
-					 pkt->payload_len, VRDMA_TO_MEM))
+		mr = vdr_mr_check(dev, qp->pd, x->write_rkey,
+				  VIRTIO_RDMA_ACCESS_REMOTE_WRITE,
+				  x->write_va, pkt->payload_len, &err);
+		if (!mr || vdr_mr_copy(dev, mr, x->write_va,
+				       (void *)pkt->payload,
+				       pkt->payload_len, VDR_TO_MEM))
 			goto access_err;
 	}
 	x->write_va += pkt->payload_len;
@@ -462,36 +462,36 @@ static bool vrdma_resp_write(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		cqe.opcode = VIRTIO_RDMA_WC_OP_RECV_RDMA_WITH_IMM;
 		cqe.flags = VIRTIO_RDMA_WC_F_WITH_IMM;
 		cqe.ex.imm_data = pkt->imm;
-		vrdma_resp_complete(dev, qp, &cqe, pkt->se);
+		vdr_resp_complete(dev, qp, &cqe, pkt->se);
 	}
 	return true;
 
 access_err:
 	if (qp->type == VIRTIO_RDMA_QPT_RC)
-		vrdma_resp_nak(dev, qp, ROCE_AETH_NAK_REM_ACCESS_ERR,
-			       VRDMA_QP_EV_ACCESS_ERR);
+		vdr_resp_nak(dev, qp, ROCE_AETH_NAK_REM_ACCESS_ERR,
+			     VDR_QP_EV_ACCESS_ERR);
 	return false;
 }
 
-static bool vrdma_resp_read(struct vrdma_dev *dev, struct vrdma_qp *qp,
-			    struct roce_pkt *pkt)
+static bool vdr_resp_read(struct vdr_dev *dev, struct vdr_qp *qp,
+			  struct roce_pkt *pkt)
 {
-	struct vrdma_xqp *x = qp->xqp;
-	struct vrdma_rdatom *r;
+	struct vdr_xqp *x = qp->xqp;
+	struct vdr_rdatom *r;
 	u32 npkts;
 	int err;
 
-	if (!vrdma_resp_qp_allows(qp, VIRTIO_RDMA_ACCESS_REMOTE_READ) ||
+	if (!vdr_resp_qp_allows(qp, VIRTIO_RDMA_ACCESS_REMOTE_READ) ||
 	    (pkt->reth.len &&
-	     !vrdma_mr_check(dev, qp->pd, pkt->reth.rkey,
-			     VIRTIO_RDMA_ACCESS_REMOTE_READ, pkt->reth.va,
-			     pkt->reth.len, &err))) {
-		vrdma_resp_nak(dev, qp, ROCE_AETH_NAK_REM_ACCESS_ERR,
-			       VRDMA_QP_EV_ACCESS_ERR);
+	     !vdr_mr_check(dev, qp->pd, pkt->reth.rkey,
+			   VIRTIO_RDMA_ACCESS_REMOTE_READ, pkt->reth.va,
+			   pkt->reth.len, &err))) {
+		vdr_resp_nak(dev, qp, ROCE_AETH_NAK_REM_ACCESS_ERR,
+			     VDR_QP_EV_ACCESS_ERR);
 		return false;
 	}
-	npkts = vrdma_req_npkts(pkt->reth.len, x->mtu);
-	r = vrdma_resp_rdatom_new(qp);
+	npkts = vdr_req_npkts(pkt->reth.len, x->mtu);
+	r = vdr_resp_rdatom_new(qp);
 	r->valid = true;
 	r->opcode = pkt->opcode;
 	r->psn = pkt->psn;
@@ -500,57 +500,57 @@ static bool vrdma_resp_read(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	r->rkey = pkt->reth.rkey;
 	r->len = pkt->reth.len;
 	x->msn++;
-	vrdma_resp_flush_ack(dev, qp);
-	vrdma_resp_read_send(dev, qp, r, 0, r->psn);
+	vdr_resp_flush_ack(dev, qp);
+	vdr_resp_read_send(dev, qp, r, 0, r->psn);
 	/* The READ consumed one PSN per response packet. */
 	x->epsn = roce_psn_add(x->epsn, npkts - 1);
 	return true;
 }
 
-static bool vrdma_resp_atomic(struct vrdma_dev *dev, struct vrdma_qp *qp,
-			      struct roce_pkt *pkt)
+static bool vdr_resp_atomic(struct vdr_dev *dev, struct vdr_qp *qp,
+			    struct roce_pkt *pkt)
 {
-	struct vrdma_xqp *x = qp->xqp;
-	struct vrdma_rdatom *r;
-	struct vrdma_mr *mr;
+	struct vdr_xqp *x = qp->xqp;
+	struct vdr_rdatom *r;
+	struct vdr_mr *mr;
 	u64 va = pkt->atomiceth.va;
 	u64 orig;
 	int err;
 
 	if (va & 7) {
-		vrdma_resp_nak(dev, qp, ROCE_AETH_NAK_INVALID_REQ,
-			       VRDMA_QP_EV_REQ_ERR);
+		vdr_resp_nak(dev, qp, ROCE_AETH_NAK_INVALID_REQ,
+			     VDR_QP_EV_REQ_ERR);
 		return false;
 	}
-	mr = vrdma_mr_check(dev, qp->pd, pkt->atomiceth.rkey,
-			    VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC, va, 8, &err);
-	if (!mr || !vrdma_resp_qp_allows(qp, VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC) ||
-	    vrdma_mr_atomic(dev, mr, va,
-			    pkt->opcode == ROCE_RC(COMPARE_SWAP) ?
-			    VRDMA_ATOMIC_CMP_SWP : VRDMA_ATOMIC_FETCH_ADD,
-			    pkt->opcode == ROCE_RC(COMPARE_SWAP) ?
-			    pkt->atomiceth.compare : pkt->atomiceth.swap_add,
-			    pkt->atomiceth.swap_add, &orig)) {
-		vrdma_resp_nak(dev, qp, ROCE_AETH_NAK_REM_ACCESS_ERR,
-			       VRDMA_QP_EV_ACCESS_ERR);
+	mr = vdr_mr_check(dev, qp->pd, pkt->atomiceth.rkey,
+			  VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC, va, 8, &err);
+	if (!mr || !vdr_resp_qp_allows(qp, VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC) ||
+	    vdr_mr_atomic(dev, mr, va,
+			  pkt->opcode == ROCE_RC(COMPARE_SWAP) ?
+			  VDR_ATOMIC_CMP_SWP : VDR_ATOMIC_FETCH_ADD,
+			  pkt->opcode == ROCE_RC(COMPARE_SWAP) ?
+			  pkt->atomiceth.compare : pkt->atomiceth.swap_add,
+			  pkt->atomiceth.swap_add, &orig)) {
+		vdr_resp_nak(dev, qp, ROCE_AETH_NAK_REM_ACCESS_ERR,
+			     VDR_QP_EV_ACCESS_ERR);
 		return false;
 	}
-	r = vrdma_resp_rdatom_new(qp);
+	r = vdr_resp_rdatom_new(qp);
 	r->valid = true;
 	r->opcode = pkt->opcode;
 	r->psn = pkt->psn;
 	r->last_psn = pkt->psn;
 	r->orig = orig;
 	x->msn++;
-	vrdma_resp_flush_ack(dev, qp);
-	vrdma_resp_atomic_send(dev, qp, r);
+	vdr_resp_flush_ack(dev, qp);
+	vdr_resp_atomic_send(dev, qp, r);
 	return true;
 }
 
-void vrdma_resp_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
-		       struct sk_buff *skb, struct roce_pkt *pkt)
+void vdr_resp_packet(struct vdr_dev *dev, struct vdr_qp *qp,
+		     struct sk_buff *skb, struct roce_pkt *pkt)
 {
-	struct vrdma_xqp *x = qp->xqp;
+	struct vdr_xqp *x = qp->xqp;
 	u16 f = pkt->info->flags;
 	bool rc = qp->type == VIRTIO_RDMA_QPT_RC;
 	bool ok;
@@ -560,8 +560,8 @@ void vrdma_resp_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	    qp->state != VIRTIO_RDMA_QPS_RTS &&
 	    qp->state != VIRTIO_RDMA_QPS_SQD)
 		return;
-	if (vrdma_resp_is_ud(qp)) {
-		vrdma_resp_ud(dev, qp, skb, pkt);
+	if (vdr_resp_is_ud(qp)) {
+		vdr_resp_ud(dev, qp, skb, pkt);
 		return;
 	}
 	/*
@@ -570,7 +570,7 @@ void vrdma_resp_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	 */
 	if (qp->state == VIRTIO_RDMA_QPS_RTR && !x->comm_est) {
 		x->comm_est = true;
-		vrdma_event_raise(dev, &qp->ev[VRDMA_QP_EV_COMM_EST], 0);
+		vdr_event_raise(dev, &qp->ev[VDR_QP_EV_COMM_EST], 0);
 	}
 
 	d = roce_psn_diff(pkt->psn, x->epsn);
@@ -579,14 +579,14 @@ void vrdma_resp_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		case ROCE_RPSN_OK:
 			break;
 		case ROCE_RPSN_DUP:
-			vrdma_resp_duplicate(dev, qp, pkt);
+			vdr_resp_duplicate(dev, qp, pkt);
 			return;
 		case ROCE_RPSN_NAK:
 			x->nak_sent = true;
-			vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_SEQ_NAK_SENT);
-			vrdma_resp_flush_ack(dev, qp);
-			vrdma_resp_send_ack(dev, qp, ROCE_AETH_NAK_PSN_SEQ_ERR,
-					    x->epsn);
+			vdr_stat_inc(dev, VIRTIO_RDMA_STAT_SEQ_NAK_SENT);
+			vdr_resp_flush_ack(dev, qp);
+			vdr_resp_send_ack(dev, qp, ROCE_AETH_NAK_PSN_SEQ_ERR,
+					  x->epsn);
 			return;
 		case ROCE_RPSN_DROP:
 			return;
@@ -598,10 +598,10 @@ void vrdma_resp_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		x->write_left = 0;
 		x->epsn = pkt->psn;
 	}
-	if (!vrdma_roce_opcode_seq_ok(x->prev_opcode, pkt->opcode)) {
+	if (!vdr_roce_opcode_seq_ok(x->prev_opcode, pkt->opcode)) {
 		if (rc) {
-			vrdma_resp_nak(dev, qp, ROCE_AETH_NAK_INVALID_REQ,
-				       VRDMA_QP_EV_REQ_ERR);
+			vdr_resp_nak(dev, qp, ROCE_AETH_NAK_INVALID_REQ,
+				     VDR_QP_EV_REQ_ERR);
 			return;
 		}
 		if (!(f & ROCE_OPF_FIRST))
@@ -611,13 +611,13 @@ void vrdma_resp_packet(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	x->nak_sent = false;
 
 	if (f & ROCE_OPF_SEND)
-		ok = vrdma_resp_send(dev, qp, pkt);
+		ok = vdr_resp_send(dev, qp, pkt);
 	else if (f & ROCE_OPF_WRITE)
-		ok = vrdma_resp_write(dev, qp, pkt);
+		ok = vdr_resp_write(dev, qp, pkt);
 	else if (rc && (f & ROCE_OPF_READ))
-		ok = vrdma_resp_read(dev, qp, pkt);
+		ok = vdr_resp_read(dev, qp, pkt);
 	else if (rc && (f & ROCE_OPF_ATOMIC))
-		ok = vrdma_resp_atomic(dev, qp, pkt);
+		ok = vdr_resp_atomic(dev, qp, pkt);
 	else
 		ok = false;
 	if (!ok) {

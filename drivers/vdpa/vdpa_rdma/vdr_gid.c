@@ -2,14 +2,14 @@
 /* vdpa_rdma: the port's GID table. */
 #include "vdpa_rdma.h"
 
-int vrdma_cmd_add_gid(struct vrdma_dev *dev)
+int vdr_cmd_add_gid(struct vdr_dev *dev)
 {
 	const struct virtio_rdma_add_gid_req *req = &dev->req.add_gid;
 	u32 index = le32_to_cpu(req->index);
 	u32 type = le32_to_cpu(req->gid_type);
-	struct vrdma_gid *gid;
+	struct vdr_gid *gid;
 
-	if (index >= VRDMA_GID_TBL_LEN)
+	if (index >= VDR_GID_TBL_LEN)
 		return VIRTIO_RDMA_STATUS_INVAL;
 	if (type == VIRTIO_RDMA_GID_TYPE_ROCE_V1)
 		return VIRTIO_RDMA_STATUS_OPNOTSUPP;
@@ -23,11 +23,11 @@ int vrdma_cmd_add_gid(struct vrdma_dev *dev)
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
-int vrdma_cmd_del_gid(struct vrdma_dev *dev)
+int vdr_cmd_del_gid(struct vdr_dev *dev)
 {
 	u32 index = le32_to_cpu(dev->req.del_gid.index);
 
-	if (index >= VRDMA_GID_TBL_LEN)
+	if (index >= VDR_GID_TBL_LEN)
 		return VIRTIO_RDMA_STATUS_INVAL;
 	if (!dev->gids[index].valid)
 		return VIRTIO_RDMA_STATUS_NOENT;
@@ -35,7 +35,7 @@ int vrdma_cmd_del_gid(struct vrdma_dev *dev)
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
-void vrdma_gids_clear(struct vrdma_dev *dev)
+void vdr_gids_clear(struct vdr_dev *dev)
 {
 	memset(dev->gids, 0, sizeof(dev->gids));
 }

@@ -4,21 +4,21 @@
 
 #include "vdpa_rdma.h"
 
-#define VRDMA_PD_HANDLE_MAX	((1U << 24) - 1)
+#define VDR_PD_HANDLE_MAX	((1U << 24) - 1)
 
-int vrdma_cmd_create_pd(struct vrdma_dev *dev)
+int vdr_cmd_create_pd(struct vdr_dev *dev)
 {
-	struct vrdma_pd *pd;
+	struct vdr_pd *pd;
 	u32 handle;
 	int ret;
 
-	if (dev->nr_pds >= VRDMA_MAX_PD)
+	if (dev->nr_pds >= VDR_MAX_PD)
 		return VIRTIO_RDMA_STATUS_NOSPC;
 	pd = kzalloc(sizeof(*pd), GFP_KERNEL);
 	if (!pd)
 		return VIRTIO_RDMA_STATUS_NOMEM;
 	ret = xa_alloc_cyclic(&dev->pds, &handle, pd,
-			      XA_LIMIT(1, VRDMA_PD_HANDLE_MAX), &dev->pd_next,
+			      XA_LIMIT(1, VDR_PD_HANDLE_MAX), &dev->pd_next,
 			      GFP_KERNEL);
 	if (ret < 0) {
 		kfree(pd);
@@ -31,47 +31,47 @@ int vrdma_cmd_create_pd(struct vrdma_dev *dev)
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
-struct vrdma_pd *vrdma_pd_get(struct vrdma_dev *dev, u32 handle)
+struct vdr_pd *vdr_pd_get(struct vdr_dev *dev, u32 handle)
 {
-	struct vrdma_pd *pd = xa_load(&dev->pds, handle);
+	struct vdr_pd *pd = xa_load(&dev->pds, handle);
 
 	if (pd)
 		pd->refs++;
 	return pd;
 }
 
-void vrdma_pd_put(struct vrdma_pd *pd)
+void vdr_pd_put(struct vdr_pd *pd)
 {
 	pd->refs--;
 }
 
-static void vrdma_pd_free(struct vrdma_dev *dev, struct vrdma_pd *pd)
+static void vdr_pd_free(struct vdr_dev *dev, struct vdr_pd *pd)
 {
 	xa_erase(&dev->pds, pd->handle);
 	dev->nr_pds--;
 	kfree_rcu(pd, rcu);
 }
 
-int vrdma_cmd_destroy_pd(struct vrdma_dev *dev)
+int vdr_cmd_destroy_pd(struct vdr_dev *dev)
 {
-	struct vrdma_pd *pd;
+	struct vdr_pd *pd;
 
 	pd = xa_load(&dev->pds, le32_to_cpu(dev->req.destroy_pd.pd_handle));
 	if (!pd)
 		return VIRTIO_RDMA_STATUS_NOENT;
 	if (pd->refs)
 		return VIRTIO_RDMA_STATUS_BUSY;
-	vrdma_pd_free(dev, pd);
+	vdr_pd_free(dev, pd);
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
 /* Reset: MRs and QPs are gone already. */
-void vrdma_pds_destroy(struct vrdma_dev *dev)
+void vdr_pds_destroy(struct vdr_dev *dev)
 {
-	struct vrdma_pd *pd;
+	struct vdr_pd *pd;
 	unsigned long idx;
 
 	xa_for_each(&dev->pds, idx, pd)
-		vrdma_pd_free(dev, pd);
+		vdr_pd_free(dev, pd);
 	dev->pd_next = 0;
 }

@@ -2,7 +2,7 @@
 /*
  * vdpa_rdma: completion queues.
  *
- * vrdma_cq_post() is the only place that writes CQEs: flushes and the data
+ * vdr_cq_post() is the only place that writes CQEs: flushes and the data
  * path both go through it, so the overflow rule and the arm handshake of
  * the spec ("Completion queue arming") live in one place.
  */
@@ -11,10 +11,10 @@
 
 #include "vdpa_rdma.h"
 
-#define VRDMA_CQ_HANDLE_MAX	((1U << 24) - 1)
-#define VRDMA_CQE_SIZE		sizeof(struct virtio_rdma_cqe)
+#define VDR_CQ_HANDLE_MAX	((1U << 24) - 1)
+#define VDR_CQE_SIZE		sizeof(struct virtio_rdma_cqe)
 
-static int vrdma_errno_status(int err)
+static int vdr_errno_status(int err)
 {
 	switch (err) {
 	case -EFAULT:
@@ -26,91 +26,91 @@ static int vrdma_errno_status(int err)
 	}
 }
 
-int vrdma_cmd_create_cq(struct vrdma_dev *dev)
+int vdr_cmd_create_cq(struct vdr_dev *dev)
 {
 	const struct virtio_rdma_create_cq_req *req = &dev->req.create_cq;
 	u64 ring_addr = le64_to_cpu(req->ring_addr);
 	u64 ring_size = le64_to_cpu(req->ring_size);
 	u32 depth = le32_to_cpu(req->depth);
 	u32 eventq = le32_to_cpu(req->eventq);
-	struct vrdma_cq *cq;
+	struct vdr_cq *cq;
 	u32 handle;
 	int ret;
 
-	if (!depth || depth > VRDMA_MAX_CQE || !is_power_of_2(depth))
+	if (!depth || depth > VDR_MAX_CQE || !is_power_of_2(depth))
 		return VIRTIO_RDMA_STATUS_INVAL;
 	if (ring_addr % VIRTIO_RDMA_RING_CTL_SIZE)
 		return VIRTIO_RDMA_STATUS_INVAL;
-	if (ring_size < VIRTIO_RDMA_RING_CTL_SIZE + (u64)depth * VRDMA_CQE_SIZE)
+	if (ring_size < VIRTIO_RDMA_RING_CTL_SIZE + (u64)depth * VDR_CQE_SIZE)
 		return VIRTIO_RDMA_STATUS_INVAL;
 	if (eventq >= dev->nqp)
 		return VIRTIO_RDMA_STATUS_INVAL;
-	if (dev->nr_cqs >= VRDMA_MAX_CQ)
+	if (dev->nr_cqs >= VDR_MAX_CQ)
 		return VIRTIO_RDMA_STATUS_NOSPC;
 
 	cq = kzalloc(sizeof(*cq), GFP_KERNEL);
 	if (!cq)
 		return VIRTIO_RDMA_STATUS_NOMEM;
 	spin_lock_init(&cq->lock);
-	ret = vrdma_ring_map(dev, &cq->ring, ring_addr, depth, VRDMA_CQE_SIZE);
+	ret = vdr_ring_map(dev, &cq->ring, ring_addr, depth, VDR_CQE_SIZE);
 	if (ret) {
 		kfree(cq);
-		return vrdma_errno_status(ret);
+		return vdr_errno_status(ret);
 	}
 	ret = xa_alloc_cyclic(&dev->cqs, &handle, cq,
-			      XA_LIMIT(1, VRDMA_CQ_HANDLE_MAX), &dev->cq_next,
+			      XA_LIMIT(1, VDR_CQ_HANDLE_MAX), &dev->cq_next,
 			      GFP_KERNEL);
 	if (ret < 0) {
-		vrdma_ring_unmap(&cq->ring);
+		vdr_ring_unmap(&cq->ring);
 		kfree(cq);
 		return ret == -EBUSY ? VIRTIO_RDMA_STATUS_NOSPC :
 				       VIRTIO_RDMA_STATUS_NOMEM;
 	}
 	cq->handle = handle;
 	cq->eventq = eventq;
-	vrdma_event_init(&cq->comp_ev, VIRTIO_RDMA_EVENT_COMP, handle, eventq);
-	vrdma_event_init(&cq->err_ev, VIRTIO_RDMA_EVENT_CQ_ERR, handle, 0);
+	vdr_event_init(&cq->comp_ev, VIRTIO_RDMA_EVENT_COMP, handle, eventq);
+	vdr_event_init(&cq->err_ev, VIRTIO_RDMA_EVENT_CQ_ERR, handle, 0);
 	dev->nr_cqs++;
 	dev->resp.create_cq.cq_handle = cpu_to_le32(handle);
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
-static void vrdma_cq_free(struct vrdma_dev *dev, struct vrdma_cq *cq)
+static void vdr_cq_free(struct vdr_dev *dev, struct vdr_cq *cq)
 {
-	vrdma_event_cancel(dev, &cq->comp_ev);
-	vrdma_event_cancel(dev, &cq->err_ev);
+	vdr_event_cancel(dev, &cq->comp_ev);
+	vdr_event_cancel(dev, &cq->err_ev);
 	xa_erase(&dev->cqs, cq->handle);
 	dev->nr_cqs--;
-	vrdma_ring_unmap(&cq->ring);
+	vdr_ring_unmap(&cq->ring);
 	kfree_rcu(cq, rcu);
 }
 
-int vrdma_cmd_destroy_cq(struct vrdma_dev *dev)
+int vdr_cmd_destroy_cq(struct vdr_dev *dev)
 {
-	struct vrdma_cq *cq;
+	struct vdr_cq *cq;
 
 	cq = xa_load(&dev->cqs, le32_to_cpu(dev->req.destroy_cq.cq_handle));
 	if (!cq)
 		return VIRTIO_RDMA_STATUS_NOENT;
 	if (cq->nr_qps)
 		return VIRTIO_RDMA_STATUS_BUSY;
-	vrdma_cq_free(dev, cq);
+	vdr_cq_free(dev, cq);
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
-void vrdma_cqs_destroy(struct vrdma_dev *dev)
+void vdr_cqs_destroy(struct vdr_dev *dev)
 {
-	struct vrdma_cq *cq;
+	struct vdr_cq *cq;
 	unsigned long idx;
 
 	xa_for_each(&dev->cqs, idx, cq)
-		vrdma_cq_free(dev, cq);
+		vdr_cq_free(dev, cq);
 	dev->cq_next = 0;
 }
 
 /* Raises COMP if the driver armed the CQ for this kind of completion. */
-static void vrdma_cq_check_arm(struct vrdma_dev *dev, struct vrdma_cq *cq,
-			       bool solicited, bool success)
+static void vdr_cq_check_arm(struct vdr_dev *dev, struct vdr_cq *cq,
+			     bool solicited, bool success)
 {
 	__le32 *notify = &cq->ring.ctl->notify;
 	__le32 cur, old;
@@ -131,11 +131,11 @@ static void vrdma_cq_check_arm(struct vrdma_dev *dev, struct vrdma_cq *cq,
 			break;
 		cur = old;
 	}
-	vrdma_event_raise(dev, &cq->comp_ev, arm & VIRTIO_RDMA_CQ_ARM_SN_MASK);
+	vdr_event_raise(dev, &cq->comp_ev, arm & VIRTIO_RDMA_CQ_ARM_SN_MASK);
 }
 
 /**
- * vrdma_cq_post - write one CQE and run the arm handshake
+ * vdr_cq_post - write one CQE and run the arm handshake
  * @dev: the device
  * @cq: the CQ
  * @cqe: the completion, already in ABI (little-endian) form
@@ -144,8 +144,8 @@ static void vrdma_cq_check_arm(struct vrdma_dev *dev, struct vrdma_cq *cq,
  * Return: 0, or -ENOSPC when the CQ is (or just became) overflowed; the
  * caller then moves the QP to ERR.
  */
-int vrdma_cq_post(struct vrdma_dev *dev, struct vrdma_cq *cq,
-		  const struct virtio_rdma_cqe *cqe, bool solicited)
+int vdr_cq_post(struct vdr_dev *dev, struct vdr_cq *cq,
+		const struct virtio_rdma_cqe *cqe, bool solicited)
 {
 	struct virtio_rdma_ring_ctl *ctl = cq->ring.ctl;
 	unsigned long flags;
@@ -166,18 +166,18 @@ int vrdma_cq_post(struct vrdma_dev *dev, struct vrdma_cq *cq,
 		cq->overflow = true;
 		rflags = VIRTIO_RDMA_RING_F_OVERFLOW | VIRTIO_RDMA_RING_F_ERROR;
 		WRITE_ONCE(ctl->flags, cpu_to_le32(rflags));
-		vrdma_event_raise(dev, &cq->err_ev, rflags);
+		vdr_event_raise(dev, &cq->err_ev, rflags);
 		ret = -ENOSPC;
 		goto out;
 	}
-	memcpy(vrdma_ring_entry(&cq->ring, cq->prod), cqe, sizeof(*cqe));
+	memcpy(vdr_ring_entry(&cq->ring, cq->prod), cqe, sizeof(*cqe));
 	cq->prod++;
 	/* The CQE is complete before the driver can see the new prod. */
 	smp_store_release(&ctl->prod, cpu_to_le32(cq->prod));
 	/* Pairs with the driver's barrier between arming and reading prod. */
 	smp_mb();
-	vrdma_cq_check_arm(dev, cq, solicited,
-			   cqe->status == VIRTIO_RDMA_WC_SUCCESS);
+	vdr_cq_check_arm(dev, cq, solicited,
+			 cqe->status == VIRTIO_RDMA_WC_SUCCESS);
 out:
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return ret;

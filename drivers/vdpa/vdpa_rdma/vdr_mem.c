@@ -20,9 +20,9 @@
 #include <linux/slab.h>
 
 #include "vdpa_rdma.h"
-#include "xport.h"
+#include "vdr_xport.h"
 
-static bool vrdma_mr_in_bounds(const struct vrdma_mr *mr, u64 addr, u64 len)
+static bool vdr_mr_in_bounds(const struct vdr_mr *mr, u64 addr, u64 len)
 {
 	u64 off;
 
@@ -33,59 +33,59 @@ static bool vrdma_mr_in_bounds(const struct vrdma_mr *mr, u64 addr, u64 len)
 }
 
 /**
- * vrdma_mr_check - the key checks for one access
+ * vdr_mr_check - the key checks for one access
  * @dev: the device
  * @pd: the PD of the QP making the access
  * @key: lkey or rkey from the work request or packet (untrusted)
  * @access: VIRTIO_RDMA_ACCESS_* rights needed, 0 for a local read
  * @addr: first I/O virtual address accessed
  * @len: number of bytes accessed
- * @err: set to a VRDMA_MEM_* error when the check fails
+ * @err: set to a VDR_MEM_* error when the check fails
  *
  * Return: the MR, or NULL when a check fails.
  */
-struct vrdma_mr *vrdma_mr_check(struct vrdma_dev *dev, struct vrdma_pd *pd,
-				u32 key, u32 access, u64 addr, u64 len,
-				int *err)
+struct vdr_mr *vdr_mr_check(struct vdr_dev *dev, struct vdr_pd *pd,
+			    u32 key, u32 access, u64 addr, u64 len,
+			    int *err)
 {
-	struct vrdma_mr *mr;
+	struct vdr_mr *mr;
 
 	lockdep_assert_held(&dev->lock);
 
 	mr = xa_load(&dev->mrs, key >> VIRTIO_RDMA_KEY_INDEX_SHIFT);
 	if (!mr || mr->key != key) {
-		*err = VRDMA_MEM_ENOKEY;
+		*err = VDR_MEM_ENOKEY;
 		return NULL;
 	}
 	if (mr->pd != pd) {
-		*err = VRDMA_MEM_EPD;
+		*err = VDR_MEM_EPD;
 		return NULL;
 	}
 	if (!mr->valid) {
-		*err = VRDMA_MEM_EINVALID;
+		*err = VDR_MEM_EINVALID;
 		return NULL;
 	}
 	if ((mr->access & access) != access) {
-		*err = VRDMA_MEM_EACCESS;
+		*err = VDR_MEM_EACCESS;
 		return NULL;
 	}
-	if (!vrdma_mr_in_bounds(mr, addr, len)) {
-		*err = VRDMA_MEM_ERANGE;
+	if (!vdr_mr_in_bounds(mr, addr, len)) {
+		*err = VDR_MEM_ERANGE;
 		return NULL;
 	}
 	return mr;
 }
-EXPORT_SYMBOL_IF_KUNIT(vrdma_mr_check);
+EXPORT_SYMBOL_IF_KUNIT(vdr_mr_check);
 
 /*
  * DMA address of @addr inside @mr and the number of bytes (at most @len)
  * that are contiguous from there.  @addr is within the MR.
  */
-static u64 vrdma_mr_dma(const struct vrdma_mr *mr, u64 addr, u32 *len)
+static u64 vdr_mr_dma(const struct vdr_mr *mr, u64 addr, u32 *len)
 {
 	u64 page_size, off, in_page;
 
-	if (mr->kind == VRDMA_MR_DMA)
+	if (mr->kind == VDR_MR_DMA)
 		return addr;
 
 	page_size = 1ULL << mr->page_shift;
@@ -96,20 +96,20 @@ static u64 vrdma_mr_dma(const struct vrdma_mr *mr, u64 addr, u32 *len)
 }
 
 /**
- * vrdma_mr_copy - copy between a buffer and checked MR memory
+ * vdr_mr_copy - copy between a buffer and checked MR memory
  * @dev: the device
- * @mr: an MR returned by vrdma_mr_check() for this range
+ * @mr: an MR returned by vdr_mr_check() for this range
  * @addr: I/O virtual address in @mr
  * @buf: kernel buffer
  * @len: bytes to copy
  * @dir: direction
  *
- * Return: 0, or VRDMA_MEM_EFAULT when the IOTLB does not map a page.
+ * Return: 0, or VDR_MEM_EFAULT when the IOTLB does not map a page.
  */
-int vrdma_mr_copy(struct vrdma_dev *dev, struct vrdma_mr *mr, u64 addr,
-		  void *buf, u32 len, enum vrdma_copy_dir dir)
+int vdr_mr_copy(struct vdr_dev *dev, struct vdr_mr *mr, u64 addr,
+		void *buf, u32 len, enum vdr_copy_dir dir)
 {
-	u32 perm = dir == VRDMA_TO_MEM ? VHOST_MAP_WO : VHOST_MAP_RO;
+	u32 perm = dir == VDR_TO_MEM ? VHOST_MAP_WO : VHOST_MAP_RO;
 	unsigned int offset;
 	struct page *page;
 	size_t chunk;
@@ -121,16 +121,16 @@ int vrdma_mr_copy(struct vrdma_dev *dev, struct vrdma_mr *mr, u64 addr,
 	spin_lock(&dev->iotlb_lock);
 	while (len) {
 		seg = len;
-		dma = vrdma_mr_dma(mr, addr, &seg);
+		dma = vdr_mr_dma(mr, addr, &seg);
 		while (seg) {
 			chunk = seg;
-			page = vrdma_translate(dev, dma, perm, &chunk, &offset);
+			page = vdr_translate(dev, dma, perm, &chunk, &offset);
 			if (!page) {
-				ret = VRDMA_MEM_EFAULT;
+				ret = VDR_MEM_EFAULT;
 				goto out;
 			}
 			va = kmap_local_page(page);
-			if (dir == VRDMA_TO_MEM)
+			if (dir == VDR_TO_MEM)
 				memcpy(va + offset, buf, chunk);
 			else
 				memcpy(buf, va + offset, chunk);
@@ -146,12 +146,12 @@ out:
 	spin_unlock(&dev->iotlb_lock);
 	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(vrdma_mr_copy);
+EXPORT_SYMBOL_IF_KUNIT(vdr_mr_copy);
 
 /**
- * vrdma_mr_atomic - 8-byte atomic operation on checked MR memory
+ * vdr_mr_atomic - 8-byte atomic operation on checked MR memory
  * @dev: the device
- * @mr: an MR returned by vrdma_mr_check() for 8 bytes at @addr
+ * @mr: an MR returned by vdr_mr_check() for 8 bytes at @addr
  * @addr: 8-byte aligned I/O virtual address
  * @op: compare-and-swap or fetch-and-add
  * @compare_add: value to compare (CMP_SWP) or to add (FETCH_ADD)
@@ -161,11 +161,11 @@ EXPORT_SYMBOL_IF_KUNIT(vrdma_mr_copy);
  * The operation is atomic against every other access through the CPU's
  * atomic instructions, so also against atomics from other devices.
  *
- * Return: 0, -EINVAL for a misaligned address, or VRDMA_MEM_EFAULT.
+ * Return: 0, -EINVAL for a misaligned address, or VDR_MEM_EFAULT.
  */
-int vrdma_mr_atomic(struct vrdma_dev *dev, struct vrdma_mr *mr, u64 addr,
-		    enum vrdma_atomic_op op, u64 compare_add, u64 swap,
-		    u64 *orig)
+int vdr_mr_atomic(struct vdr_dev *dev, struct vdr_mr *mr, u64 addr,
+		  enum vdr_atomic_op op, u64 compare_add, u64 swap,
+		  u64 *orig)
 {
 	unsigned int offset;
 	struct page *page;
@@ -177,22 +177,22 @@ int vrdma_mr_atomic(struct vrdma_dev *dev, struct vrdma_mr *mr, u64 addr,
 
 	if (addr & (sizeof(u64) - 1))
 		return -EINVAL;
-	dma = vrdma_mr_dma(mr, addr, &seg);
+	dma = vdr_mr_dma(mr, addr, &seg);
 	/* MR pages are at least 4 KiB: an aligned u64 never straddles. */
 	if (seg != sizeof(u64) || (dma & (sizeof(u64) - 1)))
 		return -EINVAL;
 
 	spin_lock(&dev->iotlb_lock);
-	page = vrdma_translate(dev, dma, VHOST_MAP_RW, &chunk, &offset);
+	page = vdr_translate(dev, dma, VHOST_MAP_RW, &chunk, &offset);
 	if (!page || chunk != sizeof(u64)) {
 		spin_unlock(&dev->iotlb_lock);
-		return VRDMA_MEM_EFAULT;
+		return VDR_MEM_EFAULT;
 	}
 	va = kmap_local_page(page);
 	p = va + offset;
 	old = READ_ONCE(*p);
 	for (;;) {
-		if (op == VRDMA_ATOMIC_CMP_SWP)
+		if (op == VDR_ATOMIC_CMP_SWP)
 			new = old == compare_add ? swap : old;
 		else
 			new = old + compare_add;
@@ -208,15 +208,15 @@ int vrdma_mr_atomic(struct vrdma_dev *dev, struct vrdma_mr *mr, u64 addr,
 	*orig = old;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(vrdma_mr_atomic);
+EXPORT_SYMBOL_IF_KUNIT(vdr_mr_atomic);
 
-static u32 vrdma_sge_len(const struct virtio_rdma_sge *sge)
+static u32 vdr_sge_len(const struct virtio_rdma_sge *sge)
 {
 	return le32_to_cpu(READ_ONCE(sge->length));
 }
 
 /**
- * vrdma_sgl_check - key checks for every SGE of a work request
+ * vdr_sgl_check - key checks for every SGE of a work request
  * @dev: the device
  * @pd: the QP's PD
  * @sge: SGEs as the driver wrote them (a private copy: they are read once)
@@ -227,40 +227,40 @@ static u32 vrdma_sge_len(const struct virtio_rdma_sge *sge)
  * SGEs of length 0 are skipped, as the spec says for receive WQEs and IB
  * for every SGE.
  *
- * Return: 0 or a VRDMA_MEM_* error (-EOVERFLOW when the total exceeds the
+ * Return: 0 or a VDR_MEM_* error (-EOVERFLOW when the total exceeds the
  * maximum message size).
  */
-int vrdma_sgl_check(struct vrdma_dev *dev, struct vrdma_pd *pd,
-		    const struct virtio_rdma_sge *sge, u32 num, u32 access,
-		    u64 *total)
+int vdr_sgl_check(struct vdr_dev *dev, struct vdr_pd *pd,
+		  const struct virtio_rdma_sge *sge, u32 num, u32 access,
+		  u64 *total)
 {
 	u64 sum = 0;
 	u32 i, len;
 	int err;
 
 	for (i = 0; i < num; i++) {
-		len = vrdma_sge_len(&sge[i]);
+		len = vdr_sge_len(&sge[i]);
 		if (!len)
 			continue;
-		if (!vrdma_mr_check(dev, pd, le32_to_cpu(sge[i].lkey), access,
-				    le64_to_cpu(sge[i].addr), len, &err))
+		if (!vdr_mr_check(dev, pd, le32_to_cpu(sge[i].lkey), access,
+				  le64_to_cpu(sge[i].addr), len, &err))
 			return err;
 		sum += len;
 	}
-	if (sum > VRDMA_MAX_MSG_SZ)
+	if (sum > VDR_MAX_MSG_SZ)
 		return -EOVERFLOW;
 	*total = sum;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(vrdma_sgl_check);
+EXPORT_SYMBOL_IF_KUNIT(vdr_sgl_check);
 
 /**
- * vrdma_sgl_copy - copy between a buffer and a part of an SGE list
+ * vdr_sgl_copy - copy between a buffer and a part of an SGE list
  * @dev: the device
  * @pd: the QP's PD
  * @sge: the SGE list (private copy)
  * @num: number of SGEs
- * @access: rights needed, as for vrdma_sgl_check()
+ * @access: rights needed, as for vdr_sgl_check()
  * @offset: byte offset into the data the SGE list describes
  * @buf: kernel buffer
  * @len: bytes to copy
@@ -270,30 +270,30 @@ EXPORT_SYMBOL_IF_KUNIT(vrdma_sgl_check);
  * it since the work request started (multi-packet messages span several
  * worker passes).
  *
- * Return: 0, a VRDMA_MEM_* error, or -EMSGSIZE when the SGEs are too short.
+ * Return: 0, a VDR_MEM_* error, or -EMSGSIZE when the SGEs are too short.
  */
-int vrdma_sgl_copy(struct vrdma_dev *dev, struct vrdma_pd *pd,
-		   const struct virtio_rdma_sge *sge, u32 num, u32 access,
-		   u64 offset, void *buf, u32 len, enum vrdma_copy_dir dir)
+int vdr_sgl_copy(struct vdr_dev *dev, struct vdr_pd *pd,
+		 const struct virtio_rdma_sge *sge, u32 num, u32 access,
+		 u64 offset, void *buf, u32 len, enum vdr_copy_dir dir)
 {
-	struct vrdma_mr *mr;
+	struct vdr_mr *mr;
 	u32 i, sl, n;
 	u64 addr;
 	int err;
 
 	for (i = 0; i < num && len; i++) {
-		sl = vrdma_sge_len(&sge[i]);
+		sl = vdr_sge_len(&sge[i]);
 		if (offset >= sl) {
 			offset -= sl;
 			continue;
 		}
 		addr = le64_to_cpu(sge[i].addr) + offset;
 		n = min_t(u64, sl - offset, len);
-		mr = vrdma_mr_check(dev, pd, le32_to_cpu(sge[i].lkey), access,
-				    addr, n, &err);
+		mr = vdr_mr_check(dev, pd, le32_to_cpu(sge[i].lkey), access,
+				  addr, n, &err);
 		if (!mr)
 			return err;
-		err = vrdma_mr_copy(dev, mr, addr, buf, n, dir);
+		err = vdr_mr_copy(dev, mr, addr, buf, n, dir);
 		if (err)
 			return err;
 		buf += n;
@@ -302,10 +302,10 @@ int vrdma_sgl_copy(struct vrdma_dev *dev, struct vrdma_pd *pd,
 	}
 	return len ? -EMSGSIZE : 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(vrdma_sgl_copy);
+EXPORT_SYMBOL_IF_KUNIT(vdr_sgl_copy);
 
 /**
- * vrdma_mr_fast_reg - execute a REG_MR work request
+ * vdr_mr_fast_reg - execute a REG_MR work request
  * @dev: the device
  * @pd: the QP's PD
  * @wr: the reg_mr part of the WQE (private copy)
@@ -313,8 +313,8 @@ EXPORT_SYMBOL_IF_KUNIT(vrdma_sgl_copy);
  * Return: 0, or -EINVAL (the WQE completes with LOC_QP_OP_ERR), -EFAULT
  * (page list unreadable) or -ENOMEM.
  */
-int vrdma_mr_fast_reg(struct vrdma_dev *dev, struct vrdma_pd *pd,
-		      const struct virtio_rdma_wqe_reg_mr *wr)
+int vdr_mr_fast_reg(struct vdr_dev *dev, struct vdr_pd *pd,
+		    const struct virtio_rdma_wqe_reg_mr *wr)
 {
 	u32 key = le32_to_cpu(wr->key);
 	u32 access = le32_to_cpu(wr->access_flags);
@@ -322,20 +322,20 @@ int vrdma_mr_fast_reg(struct vrdma_dev *dev, struct vrdma_pd *pd,
 	u32 npages = le32_to_cpu(wr->npages);
 	u64 iova = le64_to_cpu(wr->iova);
 	u64 length = le64_to_cpu(wr->length);
-	struct vrdma_mr *mr;
+	struct vdr_mr *mr;
 	u64 off;
 	u32 i;
 
 	lockdep_assert_held(&dev->lock);
 
 	mr = xa_load(&dev->mrs, key >> VIRTIO_RDMA_KEY_INDEX_SHIFT);
-	if (!mr || mr->kind != VRDMA_MR_FAST || mr->pd != pd || mr->valid)
+	if (!mr || mr->kind != VDR_MR_FAST || mr->pd != pd || mr->valid)
 		return -EINVAL;
-	if (vrdma_check_access(dev, access, true))
+	if (vdr_check_access(dev, access, true))
 		return -EINVAL;
-	if (page_shift >= 64 || !(VRDMA_PAGE_SIZE_CAP & BIT_ULL(page_shift)))
+	if (page_shift >= 64 || !(VDR_PAGE_SIZE_CAP & BIT_ULL(page_shift)))
 		return -EINVAL;
-	if (!length || length > VRDMA_MAX_MR_SIZE || iova + length - 1 < iova)
+	if (!length || length > VDR_MAX_MR_SIZE || iova + length - 1 < iova)
 		return -EINVAL;
 	off = iova & ((1ULL << page_shift) - 1);
 	if (!npages || npages > mr->max_pages ||
@@ -348,8 +348,8 @@ int vrdma_mr_fast_reg(struct vrdma_dev *dev, struct vrdma_pd *pd,
 		if (!mr->pages)
 			return -ENOMEM;
 	}
-	if (vrdma_mem_read(dev, mr->page_list_addr, mr->pages,
-			   (size_t)npages * sizeof(*mr->pages)))
+	if (vdr_mem_read(dev, mr->page_list_addr, mr->pages,
+			 (size_t)npages * sizeof(*mr->pages)))
 		return -EFAULT;
 	for (i = 0; i < npages; i++) {
 		mr->pages[i] = le64_to_cpu((__force __le64)mr->pages[i]);
@@ -366,10 +366,10 @@ int vrdma_mr_fast_reg(struct vrdma_dev *dev, struct vrdma_pd *pd,
 	mr->valid = true;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(vrdma_mr_fast_reg);
+EXPORT_SYMBOL_IF_KUNIT(vdr_mr_fast_reg);
 
 /**
- * vrdma_mr_invalidate - LOCAL_INV or an incoming SEND_WITH_INV
+ * vdr_mr_invalidate - LOCAL_INV or an incoming SEND_WITH_INV
  * @dev: the device
  * @pd: the QP's PD
  * @key: the MR's full current key
@@ -377,17 +377,17 @@ EXPORT_SYMBOL_IF_KUNIT(vrdma_mr_fast_reg);
  * Return: 0, or -EINVAL when @key names no valid fast-registration MR of
  * @pd.
  */
-int vrdma_mr_invalidate(struct vrdma_dev *dev, struct vrdma_pd *pd, u32 key)
+int vdr_mr_invalidate(struct vdr_dev *dev, struct vdr_pd *pd, u32 key)
 {
-	struct vrdma_mr *mr;
+	struct vdr_mr *mr;
 
 	lockdep_assert_held(&dev->lock);
 
 	mr = xa_load(&dev->mrs, key >> VIRTIO_RDMA_KEY_INDEX_SHIFT);
-	if (!mr || mr->kind != VRDMA_MR_FAST || mr->key != key ||
+	if (!mr || mr->kind != VDR_MR_FAST || mr->key != key ||
 	    mr->pd != pd || !mr->valid)
 		return -EINVAL;
 	mr->valid = false;
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(vrdma_mr_invalidate);
+EXPORT_SYMBOL_IF_KUNIT(vdr_mr_invalidate);

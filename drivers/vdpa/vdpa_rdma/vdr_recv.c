@@ -2,33 +2,33 @@
 /*
  * vdpa_rdma: the worker's side of packet reception.
  *
- * encap_rcv (net.c) only queues packets to the device and wakes its
+ * encap_rcv (vdr_net.c) only queues packets to the device and wakes its
  * worker; here, in process context under dev->lock, each packet's ICRC is
  * checked, its headers are parsed and it is queued to the QP its BTH
- * names, which is then run by the worker (xqp.c).
+ * names, which is then run by the worker (vdr_xqp.c).
  */
 #include <linux/ip.h>
 
 #include "roce.h"
 #include "vdpa_rdma.h"
-#include "xport.h"
+#include "vdr_xport.h"
 
-#define VRDMA_QP_RXQ_MIN	2048U
+#define VDR_QP_RXQ_MIN	2048U
 
-#define VRDMA_RX_BUDGET		64
+#define VDR_RX_BUDGET		64
 
-static bool vrdma_rx_one(struct vrdma_dev *dev, struct sk_buff *skb)
+static bool vdr_rx_one(struct vdr_dev *dev, struct sk_buff *skb)
 {
 	int ipver = skb->protocol == htons(ETH_P_IP) ? 4 : 6;
 	u8 *nh = skb_network_header(skb);
 	struct roce_pkt pkt;
-	struct vrdma_qp *qp;
+	struct vdr_qp *qp;
 
-	if (vrdma_roce_icrc_check(nh, skb_tail_pointer(skb) - nh, ipver)) {
-		vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_ICRC_ERRORS);
+	if (vdr_roce_icrc_check(nh, skb_tail_pointer(skb) - nh, ipver)) {
+		vdr_stat_inc(dev, VIRTIO_RDMA_STAT_ICRC_ERRORS);
 		return false;
 	}
-	if (vrdma_roce_parse(skb->data, skb->len, &pkt))
+	if (vdr_roce_parse(skb->data, skb->len, &pkt))
 		goto drop;
 	/* Trim link-layer padding: data is BTH .. ICRC from now on. */
 	if (pskb_trim(skb, pkt.hdr_len + pkt.payload_len + pkt.pad +
@@ -60,18 +60,18 @@ static bool vrdma_rx_one(struct vrdma_dev *dev, struct sk_buff *skb)
 	 * READ at the smallest MTU, or responses are lost to our own queue.
 	 */
 	if (skb_queue_len(&qp->xqp->rxq) >=
-	    max(qp->rq.depth + qp->sq.depth + 64, VRDMA_QP_RXQ_MIN))
+	    max(qp->rq.depth + qp->sq.depth + 64, VDR_QP_RXQ_MIN))
 		goto drop;
 	skb_queue_tail(&qp->xqp->rxq, skb);
-	vrdma_xqp_kick(dev, qp);
+	vdr_xqp_kick(dev, qp);
 	return true;
 drop:
-	vrdma_stat_inc(dev, VIRTIO_RDMA_STAT_RX_DROPPED);
+	vdr_stat_inc(dev, VIRTIO_RDMA_STAT_RX_DROPPED);
 	return false;
 }
 
 /* Returns true when the budget ran out with packets possibly left. */
-bool vrdma_rx_process(struct vrdma_dev *dev)
+bool vdr_rx_process(struct vdr_dev *dev)
 {
 	struct sk_buff *skb;
 	bool more = false;
@@ -81,21 +81,21 @@ bool vrdma_rx_process(struct vrdma_dev *dev)
 
 	if (!dev->xdev)
 		return false;
-	for (i = 0; i < VRDMA_RX_BUDGET; i++) {
-		skb = vrdma_net_rx_dequeue(dev);
+	for (i = 0; i < VDR_RX_BUDGET; i++) {
+		skb = vdr_net_rx_dequeue(dev);
 		if (!skb)
 			break;
-		if (!vrdma_rx_one(dev, skb))
+		if (!vdr_rx_one(dev, skb))
 			kfree_skb(skb);
 	}
-	if (i == VRDMA_RX_BUDGET)
+	if (i == VDR_RX_BUDGET)
 		more = true;
-	more |= vrdma_xqp_run_pending(dev);
+	more |= vdr_xqp_run_pending(dev);
 	return more;
 }
 
 /* Device reset: received packets of the old incarnation are dropped. */
-void vrdma_rx_purge(struct vrdma_dev *dev)
+void vdr_rx_purge(struct vdr_dev *dev)
 {
 	if (dev->xdev)
 		skb_queue_purge(&dev->xdev->rxq);

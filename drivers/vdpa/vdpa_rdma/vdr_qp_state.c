@@ -11,12 +11,12 @@
 #include <linux/export.h>
 #include <linux/virtio_rdma.h>
 
-#include "qp_state.h"
+#include "vdr_qp_state.h"
 
 #define QP(x)	VIRTIO_RDMA_QP_##x
 
 /* Attributes RESET->INIT requires and INIT->INIT accepts. */
-static u32 vrdma_init_attrs(u8 type)
+static u32 vdr_init_attrs(u8 type)
 {
 	switch (type) {
 	case VIRTIO_RDMA_QPT_GSI:
@@ -29,7 +29,7 @@ static u32 vrdma_init_attrs(u8 type)
 }
 
 /* Optional attributes of RTS->RTS and SQD->RTS. */
-static u32 vrdma_to_rts_opt(u8 type)
+static u32 vdr_to_rts_opt(u8 type)
 {
 	switch (type) {
 	case VIRTIO_RDMA_QPT_RC:
@@ -42,7 +42,7 @@ static u32 vrdma_to_rts_opt(u8 type)
 }
 
 /**
- * vrdma_qp_transition_masks - the attributes a transition takes
+ * vdr_qp_transition_masks - the attributes a transition takes
  * @cur: current state (VIRTIO_RDMA_QPS_*), at most ERR
  * @next: requested state, at most ERR
  * @type: VIRTIO_RDMA_QPT_GSI, RC, UC or UD
@@ -51,7 +51,7 @@ static u32 vrdma_to_rts_opt(u8 type)
  *
  * Return: false when the transition does not exist.
  */
-bool vrdma_qp_transition_masks(u8 cur, u8 next, u8 type, u32 *req, u32 *opt)
+bool vdr_qp_transition_masks(u8 cur, u8 next, u8 type, u32 *req, u32 *opt)
 {
 	bool datagram = type == VIRTIO_RDMA_QPT_UD ||
 			type == VIRTIO_RDMA_QPT_GSI;
@@ -69,12 +69,12 @@ bool vrdma_qp_transition_masks(u8 cur, u8 next, u8 type, u32 *req, u32 *opt)
 	case VIRTIO_RDMA_QPS_RESET:
 		if (next != VIRTIO_RDMA_QPS_INIT)
 			return false;
-		*req = vrdma_init_attrs(type);
+		*req = vdr_init_attrs(type);
 		return true;
 
 	case VIRTIO_RDMA_QPS_INIT:
 		if (next == VIRTIO_RDMA_QPS_INIT) {
-			*opt = vrdma_init_attrs(type);
+			*opt = vdr_init_attrs(type);
 			return true;
 		}
 		if (next != VIRTIO_RDMA_QPS_RTR)
@@ -107,7 +107,7 @@ bool vrdma_qp_transition_masks(u8 cur, u8 next, u8 type, u32 *req, u32 *opt)
 
 	case VIRTIO_RDMA_QPS_RTS:
 		if (next == VIRTIO_RDMA_QPS_RTS) {
-			*opt = vrdma_to_rts_opt(type);
+			*opt = vdr_to_rts_opt(type);
 			return true;
 		}
 		if (next == VIRTIO_RDMA_QPS_SQD) {
@@ -118,7 +118,7 @@ bool vrdma_qp_transition_masks(u8 cur, u8 next, u8 type, u32 *req, u32 *opt)
 
 	case VIRTIO_RDMA_QPS_SQD:
 		if (next == VIRTIO_RDMA_QPS_RTS) {
-			*opt = vrdma_to_rts_opt(type);
+			*opt = vdr_to_rts_opt(type);
 			return true;
 		}
 		if (next != VIRTIO_RDMA_QPS_SQD)
@@ -147,10 +147,10 @@ bool vrdma_qp_transition_masks(u8 cur, u8 next, u8 type, u32 *req, u32 *opt)
 	}
 	return false;
 }
-EXPORT_SYMBOL_IF_KUNIT(vrdma_qp_transition_masks);
+EXPORT_SYMBOL_IF_KUNIT(vdr_qp_transition_masks);
 
 /**
- * vrdma_qp_transition_ok - may a QP of @type move from @cur to @next?
+ * vdr_qp_transition_ok - may a QP of @type move from @cur to @next?
  * @cur: current state (VIRTIO_RDMA_QPS_*)
  * @next: requested state
  * @type: VIRTIO_RDMA_QPT_*
@@ -159,7 +159,7 @@ EXPORT_SYMBOL_IF_KUNIT(vrdma_qp_transition_masks);
  * Every required attribute of the transition must be in @mask and nothing
  * but required, optional and the state itself may be.
  */
-bool vrdma_qp_transition_ok(u8 cur, u8 next, u8 type, u32 mask)
+bool vdr_qp_transition_ok(u8 cur, u8 next, u8 type, u32 mask)
 {
 	u32 req, opt;
 
@@ -167,10 +167,10 @@ bool vrdma_qp_transition_ok(u8 cur, u8 next, u8 type, u32 mask)
 		return false;
 	if (type < VIRTIO_RDMA_QPT_GSI || type > VIRTIO_RDMA_QPT_UD)
 		return false;
-	if (!vrdma_qp_transition_masks(cur, next, type, &req, &opt))
+	if (!vdr_qp_transition_masks(cur, next, type, &req, &opt))
 		return false;
 	if ((mask & req) != req)
 		return false;
 	return !(mask & ~(req | opt | QP(STATE)));
 }
-EXPORT_SYMBOL_IF_KUNIT(vrdma_qp_transition_ok);
+EXPORT_SYMBOL_IF_KUNIT(vdr_qp_transition_ok);

@@ -14,13 +14,13 @@
 #include "roce_psn.h"
 #include "roce_rel.h"
 #include "vdpa_rdma.h"
-#include "xport.h"
+#include "vdr_xport.h"
 
-#define VRDMA_PEND_BUDGET	64
+#define VDR_PEND_BUDGET	64
 
-static void vrdma_xqp_mark(struct vrdma_xqp *x)
+static void vdr_xqp_mark(struct vdr_xqp *x)
 {
-	struct vrdma_xdev *xd = x->dev->xdev;
+	struct vdr_xdev *xd = x->dev->xdev;
 	unsigned long flags;
 
 	spin_lock_irqsave(&xd->pend_lock, flags);
@@ -30,31 +30,31 @@ static void vrdma_xqp_mark(struct vrdma_xqp *x)
 }
 
 /* Queue the QP for the worker; the caller runs under dev->lock. */
-void vrdma_xqp_kick(struct vrdma_dev *dev, struct vrdma_qp *qp)
+void vdr_xqp_kick(struct vdr_dev *dev, struct vdr_qp *qp)
 {
 	if (!qp->xqp || !dev->xdev)
 		return;
-	vrdma_xqp_mark(qp->xqp);
-	vrdma_schedule(dev);
+	vdr_xqp_mark(qp->xqp);
+	vdr_schedule(dev);
 }
 
-static enum hrtimer_restart vrdma_retrans_fn(struct hrtimer *t)
+static enum hrtimer_restart vdr_retrans_fn(struct hrtimer *t)
 {
-	struct vrdma_xqp *x = container_of(t, struct vrdma_xqp, retrans_timer);
+	struct vdr_xqp *x = container_of(t, struct vdr_xqp, retrans_timer);
 
-	set_bit(VRDMA_XQP_EV_RETRANS, &x->events);
-	vrdma_xqp_mark(x);
-	vrdma_schedule(x->dev);
+	set_bit(VDR_XQP_EV_RETRANS, &x->events);
+	vdr_xqp_mark(x);
+	vdr_schedule(x->dev);
 	return HRTIMER_NORESTART;
 }
 
-static enum hrtimer_restart vrdma_rnr_fn(struct hrtimer *t)
+static enum hrtimer_restart vdr_rnr_fn(struct hrtimer *t)
 {
-	struct vrdma_xqp *x = container_of(t, struct vrdma_xqp, rnr_timer);
+	struct vdr_xqp *x = container_of(t, struct vdr_xqp, rnr_timer);
 
-	set_bit(VRDMA_XQP_EV_RNR, &x->events);
-	vrdma_xqp_mark(x);
-	vrdma_schedule(x->dev);
+	set_bit(VDR_XQP_EV_RNR, &x->events);
+	vdr_xqp_mark(x);
+	vdr_schedule(x->dev);
 	return HRTIMER_NORESTART;
 }
 
@@ -69,23 +69,23 @@ static enum hrtimer_restart vrdma_rnr_fn(struct hrtimer *t)
  * allowed.  Once per progress the timer first fires early, as the
  * tail-loss probe (roce_rel_probe_ns()).
  */
-void vrdma_xqp_timer_arm(struct vrdma_xqp *x)
+void vdr_xqp_timer_arm(struct vdr_xqp *x)
 {
 	u64 ns = roce_rel_timeout_ns(x->qp->attr.timeout), probe;
 
 	if (!ns)
 		return;
 	ns = roce_rel_rto_ns(&x->rtt, ns);
-	ns <<= min_t(u8, x->tmo_backoff, VRDMA_TMO_BACKOFF_MAX);
+	ns <<= min_t(u8, x->tmo_backoff, VDR_TMO_BACKOFF_MAX);
 	probe = x->probed ? 0 : roce_rel_probe_ns(&x->rtt, ns);
 	x->probe_armed = probe != 0;
 	hrtimer_start(&x->retrans_timer, ns_to_ktime(probe ?: ns),
 		      HRTIMER_MODE_REL_SOFT);
 }
 
-int vrdma_xqp_create(struct vrdma_dev *dev, struct vrdma_qp *qp)
+int vdr_xqp_create(struct vdr_dev *dev, struct vdr_qp *qp)
 {
-	struct vrdma_xqp *x;
+	struct vdr_xqp *x;
 
 	x = kzalloc(sizeof(*x), GFP_KERNEL);
 	if (!x)
@@ -100,16 +100,16 @@ int vrdma_xqp_create(struct vrdma_dev *dev, struct vrdma_qp *qp)
 	INIT_LIST_HEAD(&x->pend_entry);
 	skb_queue_head_init(&x->rxq);
 	hrtimer_init(&x->retrans_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	x->retrans_timer.function = vrdma_retrans_fn;
+	x->retrans_timer.function = vdr_retrans_fn;
 	hrtimer_init(&x->rnr_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	x->rnr_timer.function = vrdma_rnr_fn;
+	x->rnr_timer.function = vdr_rnr_fn;
 	x->prev_opcode = ROCE_OPCODE_NONE;
 	qp->xqp = x;
 	return 0;
 }
 
 /* Stop timers and drop queued packets; the QP stays known to the worker. */
-static void vrdma_xqp_quiesce(struct vrdma_dev *dev, struct vrdma_xqp *x)
+static void vdr_xqp_quiesce(struct vdr_dev *dev, struct vdr_xqp *x)
 {
 	unsigned long flags;
 
@@ -124,19 +124,19 @@ static void vrdma_xqp_quiesce(struct vrdma_dev *dev, struct vrdma_xqp *x)
 	x->events = 0;
 }
 
-void vrdma_xqp_destroy(struct vrdma_dev *dev, struct vrdma_qp *qp)
+void vdr_xqp_destroy(struct vdr_dev *dev, struct vdr_qp *qp)
 {
-	struct vrdma_xqp *x = qp->xqp;
+	struct vdr_xqp *x = qp->xqp;
 
 	if (!x)
 		return;
-	vrdma_xqp_quiesce(dev, x);
+	vdr_xqp_quiesce(dev, x);
 	kvfree(x->swq);
 	kfree(x);
 	qp->xqp = NULL;
 }
 
-static void vrdma_xqp_req_init(struct vrdma_qp *qp, struct vrdma_xqp *x)
+static void vdr_xqp_req_init(struct vdr_qp *qp, struct vdr_xqp *x)
 {
 	x->sq_fetched = qp->sq_cons;
 	x->sq_next = qp->sq_cons;
@@ -156,7 +156,7 @@ static void vrdma_xqp_req_init(struct vrdma_qp *qp, struct vrdma_xqp *x)
 	x->rnr_wait = false;
 }
 
-static void vrdma_xqp_resp_init(struct vrdma_qp *qp, struct vrdma_xqp *x)
+static void vdr_xqp_resp_init(struct vdr_qp *qp, struct vdr_xqp *x)
 {
 	x->epsn = roce_psn_mask(le32_to_cpu(qp->attr.rq_psn));
 	x->msn = 0;
@@ -170,65 +170,65 @@ static void vrdma_xqp_resp_init(struct vrdma_qp *qp, struct vrdma_xqp *x)
 	memset(x->rdatom, 0, sizeof(x->rdatom));
 }
 
-/* Called by qp.c before it applies the side effects of a new state. */
-void vrdma_xqp_state(struct vrdma_dev *dev, struct vrdma_qp *qp, u8 next)
+/* Called by vdr_qp.c before it applies the side effects of a new state. */
+void vdr_xqp_state(struct vdr_dev *dev, struct vdr_qp *qp, u8 next)
 {
-	struct vrdma_xqp *x = qp->xqp;
+	struct vdr_xqp *x = qp->xqp;
 	u8 cur = qp->state;
 
 	if (!x)
 		return;
 	/* UD and GSI QPs have no path: their messages fit the port's MTU. */
 	if (qp->type == VIRTIO_RDMA_QPT_UD || qp->type == VIRTIO_RDMA_QPT_GSI)
-		x->mtu = 128U << vrdma_active_mtu(dev);
+		x->mtu = 128U << vdr_active_mtu(dev);
 	else
 		x->mtu = 128U << clamp_t(u8, qp->attr.path_mtu, 1, 5);
 	switch (next) {
 	case VIRTIO_RDMA_QPS_RESET:
 	case VIRTIO_RDMA_QPS_ERR:
-		vrdma_xqp_quiesce(dev, x);
+		vdr_xqp_quiesce(dev, x);
 		x->rwqe_valid = false;
 		break;
 	case VIRTIO_RDMA_QPS_INIT:
-		vrdma_xqp_req_init(qp, x);
-		vrdma_xqp_resp_init(qp, x);
+		vdr_xqp_req_init(qp, x);
+		vdr_xqp_resp_init(qp, x);
 		break;
 	case VIRTIO_RDMA_QPS_RTR:
 		if (cur != VIRTIO_RDMA_QPS_RTR)
-			vrdma_xqp_resp_init(qp, x);
+			vdr_xqp_resp_init(qp, x);
 		break;
 	case VIRTIO_RDMA_QPS_RTS:
 		if (cur != VIRTIO_RDMA_QPS_RTS && cur != VIRTIO_RDMA_QPS_SQD) {
-			vrdma_xqp_req_init(qp, x);
+			vdr_xqp_req_init(qp, x);
 			/* WQEs posted before RTS wait for it. */
-			vrdma_xqp_kick(dev, qp);
+			vdr_xqp_kick(dev, qp);
 		}
 		break;
 	}
 }
 
 /* A fatal transport error: event, then ERR (which flushes). */
-void vrdma_xqp_fatal(struct vrdma_dev *dev, struct vrdma_qp *qp, int ev)
+void vdr_xqp_fatal(struct vdr_dev *dev, struct vdr_qp *qp, int ev)
 {
 	if (qp->state == VIRTIO_RDMA_QPS_ERR)
 		return;
 	if (ev >= 0)
-		vrdma_event_raise(dev, &qp->ev[ev], 0);
-	vrdma_qp_set_err(dev, qp);
+		vdr_event_raise(dev, &qp->ev[ev], 0);
+	vdr_qp_set_err(dev, qp);
 }
 
 /**
- * vrdma_xqp_pkt_alloc - a packet buffer with @pkt's headers built
+ * vdr_xqp_pkt_alloc - a packet buffer with @pkt's headers built
  * @dev: the device
  * @pkt: headers; pad is set here from payload_len
  * @payload: set to where payload_len bytes of payload go
  *
  * Return: the skb (data = BTH .. ICRC, pad zeroed), or NULL.
  */
-struct sk_buff *vrdma_xqp_pkt_alloc(struct vrdma_dev *dev,
-				    struct roce_pkt *pkt, u8 **payload)
+struct sk_buff *vdr_xqp_pkt_alloc(struct vdr_dev *dev,
+				  struct roce_pkt *pkt, u8 **payload)
 {
-	const struct roce_opcode_info *info = vrdma_roce_opcode(pkt->opcode);
+	const struct roce_opcode_info *info = vdr_roce_opcode(pkt->opcode);
 	struct sk_buff *skb;
 	u32 total;
 	int hlen;
@@ -238,11 +238,11 @@ struct sk_buff *vrdma_xqp_pkt_alloc(struct vrdma_dev *dev,
 		return NULL;
 	pkt->pad = roce_pad_len(pkt->payload_len);
 	total = info->hdr_len + pkt->payload_len + pkt->pad + ROCE_ICRC_BYTES;
-	skb = vrdma_net_alloc_skb(dev, total);
+	skb = vdr_net_alloc_skb(dev, total);
 	if (!skb)
 		return NULL;
 	buf = skb_put(skb, total);
-	hlen = vrdma_roce_build(pkt, buf, total);
+	hlen = vdr_roce_build(pkt, buf, total);
 	if (WARN_ON_ONCE(hlen < 0)) {
 		kfree_skb(skb);
 		return NULL;
@@ -254,93 +254,93 @@ struct sk_buff *vrdma_xqp_pkt_alloc(struct vrdma_dev *dev,
 }
 
 /**
- * vrdma_xqp_send - route, checksum and send a packet
+ * vdr_xqp_send - route, checksum and send a packet
  * @dev: the device
  * @qp: the sending QP
  * @av: destination
  * @pkt: its headers (for the UDP source port)
- * @skb: from vrdma_xqp_pkt_alloc(), consumed
+ * @skb: from vdr_xqp_pkt_alloc(), consumed
  *
  * Return: 0, -EINVAL for a bad address vector, or another negative errno
  * when the packet was dropped (loss, which retransmission recovers).
  */
-int vrdma_xqp_send(struct vrdma_dev *dev, struct vrdma_qp *qp,
-		   const struct virtio_rdma_av *av, struct roce_pkt *pkt,
-		   struct sk_buff *skb)
+int vdr_xqp_send(struct vdr_dev *dev, struct vdr_qp *qp,
+		 const struct virtio_rdma_av *av, struct roce_pkt *pkt,
+		 struct sk_buff *skb)
 {
 	int ret, ipver;
 
-	ret = vrdma_net_prepare(dev, av, skb,
-				vrdma_net_sport(av, qp->qpn, pkt->dqpn));
+	ret = vdr_net_prepare(dev, av, skb,
+			      vdr_net_sport(av, qp->qpn, pkt->dqpn));
 	if (ret) {
 		kfree_skb(skb);
 		return ret;
 	}
 	ipver = skb->protocol == htons(ETH_P_IP) ? 4 : 6;
-	ret = vrdma_roce_icrc_generate(skb->data, skb->len, ipver);
+	ret = vdr_roce_icrc_generate(skb->data, skb->len, ipver);
 	if (ret) {
 		kfree_skb(skb);
 		return ret;
 	}
-	return vrdma_net_send(dev, skb);
+	return vdr_net_send(dev, skb);
 }
 
-static void vrdma_xqp_run(struct vrdma_dev *dev, struct vrdma_qp *qp)
+static void vdr_xqp_run(struct vdr_dev *dev, struct vdr_qp *qp)
 {
-	struct vrdma_xqp *x = qp->xqp;
+	struct vdr_xqp *x = qp->xqp;
 	struct roce_pkt pkt;
 	struct sk_buff *skb;
 
 	while ((skb = skb_dequeue(&x->rxq))) {
-		if (vrdma_roce_parse(skb->data, skb->len, &pkt)) {
+		if (vdr_roce_parse(skb->data, skb->len, &pkt)) {
 			kfree_skb(skb);
 			continue;
 		}
 		if (pkt.info->flags & ROCE_OPF_RESP)
-			vrdma_comp_packet(dev, qp, &pkt);
+			vdr_comp_packet(dev, qp, &pkt);
 		else
-			vrdma_resp_packet(dev, qp, skb, &pkt);
+			vdr_resp_packet(dev, qp, skb, &pkt);
 		kfree_skb(skb);
 		if (!qp->xqp)
 			return;
 	}
-	vrdma_resp_flush_ack(dev, qp);
+	vdr_resp_flush_ack(dev, qp);
 
-	if (test_and_clear_bit(VRDMA_XQP_EV_RNR, &x->events))
+	if (test_and_clear_bit(VDR_XQP_EV_RNR, &x->events))
 		x->rnr_wait = false;
 	/*
 	 * An ACK taken above may have restarted the timer after it fired:
 	 * that expiry is stale, and acting on it would send the window
 	 * again for nothing.
 	 */
-	if (test_and_clear_bit(VRDMA_XQP_EV_RETRANS, &x->events) &&
+	if (test_and_clear_bit(VDR_XQP_EV_RETRANS, &x->events) &&
 	    !hrtimer_is_queued(&x->retrans_timer))
-		vrdma_comp_timeout(dev, qp);
-	vrdma_comp_run(dev, qp);
-	vrdma_req_process(dev, qp);
+		vdr_comp_timeout(dev, qp);
+	vdr_comp_run(dev, qp);
+	vdr_req_process(dev, qp);
 	/* Local operations and unreliable sends finish in the requester. */
-	vrdma_comp_run(dev, qp);
+	vdr_comp_run(dev, qp);
 }
 
 /* Returns true when QPs may still have work. */
-bool vrdma_xqp_run_pending(struct vrdma_dev *dev)
+bool vdr_xqp_run_pending(struct vdr_dev *dev)
 {
-	struct vrdma_xdev *xd = dev->xdev;
-	struct vrdma_xqp *x;
+	struct vdr_xdev *xd = dev->xdev;
+	struct vdr_xqp *x;
 	int i;
 
 	lockdep_assert_held(&dev->lock);
 
-	for (i = 0; i < VRDMA_PEND_BUDGET; i++) {
+	for (i = 0; i < VDR_PEND_BUDGET; i++) {
 		spin_lock_irq(&xd->pend_lock);
-		x = list_first_entry_or_null(&xd->pend, struct vrdma_xqp,
+		x = list_first_entry_or_null(&xd->pend, struct vdr_xqp,
 					     pend_entry);
 		if (x)
 			list_del_init(&x->pend_entry);
 		spin_unlock_irq(&xd->pend_lock);
 		if (!x)
 			return false;
-		vrdma_xqp_run(dev, x->qp);
+		vdr_xqp_run(dev, x->qp);
 	}
 	return true;
 }

@@ -8,12 +8,12 @@
 #include "vdpa_rdma.h"
 
 /* Entries of one indirect page-list page (spec CREATE_MR). */
-#define VRDMA_PL_PER_PAGE	512
-#define VRDMA_PL_PAGE_SIZE	4096
+#define VDR_PL_PER_PAGE	512
+#define VDR_PL_PAGE_SIZE	4096
 
-int vrdma_check_access(struct vrdma_dev *dev, u32 access, bool is_mr)
+int vdr_check_access(struct vdr_dev *dev, u32 access, bool is_mr)
 {
-	if (access & ~VRDMA_ACCESS_ALL)
+	if (access & ~VDR_ACCESS_ALL)
 		return VIRTIO_RDMA_STATUS_INVAL;
 	/* IB: remote writes into an MR imply the local side may write too. */
 	if (is_mr && (access & (VIRTIO_RDMA_ACCESS_REMOTE_WRITE |
@@ -21,16 +21,16 @@ int vrdma_check_access(struct vrdma_dev *dev, u32 access, bool is_mr)
 	    !(access & VIRTIO_RDMA_ACCESS_LOCAL_WRITE))
 		return VIRTIO_RDMA_STATUS_INVAL;
 	if ((access & VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC) &&
-	    !vrdma_has_feature(dev, VIRTIO_RDMA_F_ATOMIC))
+	    !vdr_has_feature(dev, VIRTIO_RDMA_F_ATOMIC))
 		return VIRTIO_RDMA_STATUS_ACCES;
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
-static struct vrdma_mr *vrdma_mr_alloc(struct vrdma_dev *dev, u32 pd_handle,
-				       int *status)
+static struct vdr_mr *vdr_mr_alloc(struct vdr_dev *dev, u32 pd_handle,
+				   int *status)
 {
-	struct vrdma_mr *mr;
-	struct vrdma_pd *pd;
+	struct vdr_mr *mr;
+	struct vdr_pd *pd;
 	u32 index;
 	int ret;
 
@@ -38,7 +38,7 @@ static struct vrdma_mr *vrdma_mr_alloc(struct vrdma_dev *dev, u32 pd_handle,
 		*status = VIRTIO_RDMA_STATUS_NOENT;
 		return NULL;
 	}
-	if (dev->nr_mrs >= VRDMA_MAX_MR) {
+	if (dev->nr_mrs >= VDR_MAX_MR) {
 		*status = VIRTIO_RDMA_STATUS_NOSPC;
 		return NULL;
 	}
@@ -49,7 +49,7 @@ static struct vrdma_mr *vrdma_mr_alloc(struct vrdma_dev *dev, u32 pd_handle,
 	}
 	/* Reserve the index now; the MR becomes visible once filled in. */
 	ret = xa_alloc_cyclic(&dev->mrs, &index, NULL,
-			      XA_LIMIT(1, VRDMA_MR_INDEX_MAX), &dev->mr_next,
+			      XA_LIMIT(1, VDR_MR_INDEX_MAX), &dev->mr_next,
 			      GFP_KERNEL);
 	if (ret < 0) {
 		kfree(mr);
@@ -57,24 +57,24 @@ static struct vrdma_mr *vrdma_mr_alloc(struct vrdma_dev *dev, u32 pd_handle,
 					  VIRTIO_RDMA_STATUS_NOMEM;
 		return NULL;
 	}
-	pd = vrdma_pd_get(dev, pd_handle);
+	pd = vdr_pd_get(dev, pd_handle);
 	mr->pd = pd;
 	mr->index = index;
 	dev->nr_mrs++;
 	return mr;
 }
 
-static void vrdma_mr_free(struct vrdma_dev *dev, struct vrdma_mr *mr)
+static void vdr_mr_free(struct vdr_dev *dev, struct vdr_mr *mr)
 {
 	xa_erase(&dev->mrs, mr->index);
 	dev->nr_mrs--;
-	vrdma_pd_put(mr->pd);
+	vdr_pd_put(mr->pd);
 	kvfree(mr->pages);
 	kfree_rcu(mr, rcu);
 }
 
-static void vrdma_mr_publish(struct vrdma_dev *dev, struct vrdma_mr *mr,
-			     u8 key_byte)
+static void vdr_mr_publish(struct vdr_dev *dev, struct vdr_mr *mr,
+			   u8 key_byte)
 {
 	struct virtio_rdma_mr_resp *r = &dev->resp.mr;
 
@@ -85,30 +85,30 @@ static void vrdma_mr_publish(struct vrdma_dev *dev, struct vrdma_mr *mr,
 	r->rkey = cpu_to_le32(mr->key);
 }
 
-int vrdma_cmd_get_dma_mr(struct vrdma_dev *dev)
+int vdr_cmd_get_dma_mr(struct vdr_dev *dev)
 {
 	const struct virtio_rdma_get_dma_mr_req *req = &dev->req.get_dma_mr;
 	u32 access = le32_to_cpu(req->access_flags);
-	struct vrdma_mr *mr;
+	struct vdr_mr *mr;
 	int status;
 
-	status = vrdma_check_access(dev, access, true);
+	status = vdr_check_access(dev, access, true);
 	if (status)
 		return status;
-	mr = vrdma_mr_alloc(dev, le32_to_cpu(req->pd_handle), &status);
+	mr = vdr_mr_alloc(dev, le32_to_cpu(req->pd_handle), &status);
 	if (!mr)
 		return status;
-	mr->kind = VRDMA_MR_DMA;
+	mr->kind = VDR_MR_DMA;
 	mr->valid = true;
 	mr->access = access;
 	mr->iova = 0;
 	mr->length = U64_MAX;
-	vrdma_mr_publish(dev, mr, dev->key_seq++);
+	vdr_mr_publish(dev, mr, dev->key_seq++);
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
 /* Checks and converts page addresses read from the driver. */
-static int vrdma_pages_check(u64 *pages, u32 n, u32 page_shift)
+static int vdr_pages_check(u64 *pages, u32 n, u32 page_shift)
 {
 	u32 i;
 
@@ -120,8 +120,8 @@ static int vrdma_pages_check(u64 *pages, u32 n, u32 page_shift)
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
-static int vrdma_read_page_list(struct vrdma_dev *dev, u64 *pages, u32 npages,
-				u32 page_shift, u64 addr, bool indirect)
+static int vdr_read_page_list(struct vdr_dev *dev, u64 *pages, u32 npages,
+			      u32 page_shift, u64 addr, bool indirect)
 {
 	u32 nind, i, n;
 	__le64 *ind;
@@ -130,11 +130,11 @@ static int vrdma_read_page_list(struct vrdma_dev *dev, u64 *pages, u32 npages,
 	if (!indirect) {
 		/* Large lists: let others run between pages of the list. */
 		for (i = 0; i < npages; i += n) {
-			n = min_t(u32, npages - i, VRDMA_PL_PER_PAGE);
-			if (vrdma_mem_read(dev, addr + (u64)i * 8, pages + i,
-					   (size_t)n * 8))
+			n = min_t(u32, npages - i, VDR_PL_PER_PAGE);
+			if (vdr_mem_read(dev, addr + (u64)i * 8, pages + i,
+					 (size_t)n * 8))
 				return VIRTIO_RDMA_STATUS_FAULT;
-			status = vrdma_pages_check(pages + i, n, page_shift);
+			status = vdr_pages_check(pages + i, n, page_shift);
 			if (status)
 				return status;
 			cond_resched();
@@ -142,27 +142,27 @@ static int vrdma_read_page_list(struct vrdma_dev *dev, u64 *pages, u32 npages,
 		return VIRTIO_RDMA_STATUS_OK;
 	}
 
-	nind = DIV_ROUND_UP(npages, VRDMA_PL_PER_PAGE);
+	nind = DIV_ROUND_UP(npages, VDR_PL_PER_PAGE);
 	ind = kvmalloc_array(nind, sizeof(*ind), GFP_KERNEL);
 	if (!ind)
 		return VIRTIO_RDMA_STATUS_NOMEM;
 	status = VIRTIO_RDMA_STATUS_FAULT;
-	if (vrdma_mem_read(dev, addr, ind, (size_t)nind * sizeof(*ind)))
+	if (vdr_mem_read(dev, addr, ind, (size_t)nind * sizeof(*ind)))
 		goto out;
 	for (i = 0; i < nind; i++) {
 		u64 pl = le64_to_cpu(ind[i]);
 
 		status = VIRTIO_RDMA_STATUS_INVAL;
-		if (pl & (VRDMA_PL_PAGE_SIZE - 1))
+		if (pl & (VDR_PL_PAGE_SIZE - 1))
 			goto out;
-		n = min_t(u32, npages - i * VRDMA_PL_PER_PAGE,
-			  VRDMA_PL_PER_PAGE);
+		n = min_t(u32, npages - i * VDR_PL_PER_PAGE,
+			  VDR_PL_PER_PAGE);
 		status = VIRTIO_RDMA_STATUS_FAULT;
-		if (vrdma_mem_read(dev, pl, pages + i * VRDMA_PL_PER_PAGE,
-				   (size_t)n * 8))
+		if (vdr_mem_read(dev, pl, pages + i * VDR_PL_PER_PAGE,
+				 (size_t)n * 8))
 			goto out;
-		status = vrdma_pages_check(pages + i * VRDMA_PL_PER_PAGE, n,
-					   page_shift);
+		status = vdr_pages_check(pages + i * VDR_PL_PER_PAGE, n,
+					 page_shift);
 		if (status)
 			goto out;
 		cond_resched();
@@ -177,22 +177,22 @@ out:
  * replaces it in one step under dev->lock, which every key check holds, so
  * no access sees a mix; the old object goes as on DEREG_MR.
  */
-static int vrdma_mr_replace(struct vrdma_dev *dev, struct vrdma_mr *old,
-			    u32 pd_handle, struct vrdma_mr **out)
+static int vdr_mr_replace(struct vdr_dev *dev, struct vdr_mr *old,
+			  u32 pd_handle, struct vdr_mr **out)
 {
-	struct vrdma_mr *mr;
+	struct vdr_mr *mr;
 
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return VIRTIO_RDMA_STATUS_NOMEM;
-	mr->pd = vrdma_pd_get(dev, pd_handle);
+	mr->pd = vdr_pd_get(dev, pd_handle);
 	mr->index = old->index;
 	mr->key = old->key;
 	*out = mr;
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
-int vrdma_cmd_create_mr(struct vrdma_dev *dev)
+int vdr_cmd_create_mr(struct vdr_dev *dev)
 {
 	const struct virtio_rdma_create_mr_req *req = &dev->req.create_mr;
 	u32 access = le32_to_cpu(req->access_flags);
@@ -202,14 +202,14 @@ int vrdma_cmd_create_mr(struct vrdma_dev *dev)
 	u64 iova = le64_to_cpu(req->iova);
 	u64 length = le64_to_cpu(req->length);
 	u64 pl_addr = le64_to_cpu(req->page_list_addr);
-	struct vrdma_mr *mr, *old = NULL;
+	struct vdr_mr *mr, *old = NULL;
 	u32 known = VIRTIO_RDMA_MR_F_PL_INDIRECT;
 	u64 *pages, off;
 	int status;
 
-	if (vrdma_has_feature(dev, VIRTIO_RDMA_F_MR_REPLACE))
+	if (vdr_has_feature(dev, VIRTIO_RDMA_F_MR_REPLACE))
 		known |= VIRTIO_RDMA_MR_F_REPLACE;
-	status = vrdma_check_access(dev, access, true);
+	status = vdr_check_access(dev, access, true);
 	if (status)
 		return status;
 	if (flags & ~known)
@@ -220,12 +220,12 @@ int vrdma_cmd_create_mr(struct vrdma_dev *dev)
 		old = xa_load(&dev->mrs, le32_to_cpu(req->replace_handle));
 		if (!old)
 			return VIRTIO_RDMA_STATUS_NOENT;
-		if (old->kind != VRDMA_MR_USER)
+		if (old->kind != VDR_MR_USER)
 			return VIRTIO_RDMA_STATUS_INVAL;
 	}
-	if (page_shift >= 64 || !(VRDMA_PAGE_SIZE_CAP & BIT_ULL(page_shift)))
+	if (page_shift >= 64 || !(VDR_PAGE_SIZE_CAP & BIT_ULL(page_shift)))
 		return VIRTIO_RDMA_STATUS_INVAL;
-	if (!length || length > VRDMA_MAX_MR_SIZE || iova + length - 1 < iova)
+	if (!length || length > VDR_MAX_MR_SIZE || iova + length - 1 < iova)
 		return VIRTIO_RDMA_STATUS_INVAL;
 	off = iova & ((1ULL << page_shift) - 1);
 	if (npages != DIV_ROUND_UP_ULL(off + length, 1ULL << page_shift))
@@ -234,7 +234,7 @@ int vrdma_cmd_create_mr(struct vrdma_dev *dev)
 		return VIRTIO_RDMA_STATUS_INVAL;
 	if (!xa_load(&dev->pds, le32_to_cpu(req->pd_handle)))
 		return VIRTIO_RDMA_STATUS_NOENT;
-	if (!old && dev->nr_mrs >= VRDMA_MAX_MR)
+	if (!old && dev->nr_mrs >= VDR_MAX_MR)
 		return VIRTIO_RDMA_STATUS_NOSPC;
 
 	/* Sized by the driver: fail rather than push the system into OOM. */
@@ -242,22 +242,22 @@ int vrdma_cmd_create_mr(struct vrdma_dev *dev)
 			       GFP_KERNEL | __GFP_NOWARN | __GFP_RETRY_MAYFAIL);
 	if (!pages)
 		return VIRTIO_RDMA_STATUS_NOMEM;
-	status = vrdma_read_page_list(dev, pages, npages, page_shift, pl_addr,
-				      flags & VIRTIO_RDMA_MR_F_PL_INDIRECT);
+	status = vdr_read_page_list(dev, pages, npages, page_shift, pl_addr,
+				    flags & VIRTIO_RDMA_MR_F_PL_INDIRECT);
 	if (status)
 		goto err;
 
 	if (old) {
-		status = vrdma_mr_replace(dev, old, le32_to_cpu(req->pd_handle),
-					  &mr);
+		status = vdr_mr_replace(dev, old, le32_to_cpu(req->pd_handle),
+					&mr);
 		if (status)
 			goto err;
 	} else {
-		mr = vrdma_mr_alloc(dev, le32_to_cpu(req->pd_handle), &status);
+		mr = vdr_mr_alloc(dev, le32_to_cpu(req->pd_handle), &status);
 		if (!mr)
 			goto err;
 	}
-	mr->kind = VRDMA_MR_USER;
+	mr->kind = VDR_MR_USER;
 	mr->valid = true;
 	mr->access = access;
 	mr->iova = iova;
@@ -267,14 +267,14 @@ int vrdma_cmd_create_mr(struct vrdma_dev *dev)
 	mr->pages = pages;
 	if (old) {
 		xa_store(&dev->mrs, mr->index, mr, GFP_KERNEL);
-		vrdma_pd_put(old->pd);
+		vdr_pd_put(old->pd);
 		kvfree(old->pages);
 		kfree_rcu(old, rcu);
 		dev->resp.mr.mr_handle = cpu_to_le32(mr->index);
 		dev->resp.mr.lkey = cpu_to_le32(mr->key);
 		dev->resp.mr.rkey = cpu_to_le32(mr->key);
 	} else {
-		vrdma_mr_publish(dev, mr, dev->key_seq++);
+		vdr_mr_publish(dev, mr, dev->key_seq++);
 	}
 	return VIRTIO_RDMA_STATUS_OK;
 err:
@@ -282,45 +282,45 @@ err:
 	return status;
 }
 
-int vrdma_cmd_alloc_mr(struct vrdma_dev *dev)
+int vdr_cmd_alloc_mr(struct vdr_dev *dev)
 {
 	const struct virtio_rdma_alloc_mr_req *req = &dev->req.alloc_mr;
 	u32 max_pages = le32_to_cpu(req->max_pages);
 	u64 pl_addr = le64_to_cpu(req->page_list_addr);
-	struct vrdma_mr *mr;
+	struct vdr_mr *mr;
 	int status;
 
-	if (!max_pages || max_pages > VRDMA_MAX_FRPL_LEN || (pl_addr & 7))
+	if (!max_pages || max_pages > VDR_MAX_FRPL_LEN || (pl_addr & 7))
 		return VIRTIO_RDMA_STATUS_INVAL;
-	mr = vrdma_mr_alloc(dev, le32_to_cpu(req->pd_handle), &status);
+	mr = vdr_mr_alloc(dev, le32_to_cpu(req->pd_handle), &status);
 	if (!mr)
 		return status;
-	mr->kind = VRDMA_MR_FAST;
+	mr->kind = VDR_MR_FAST;
 	mr->valid = false;
 	mr->max_pages = max_pages;
 	mr->page_list_addr = pl_addr;
-	vrdma_mr_publish(dev, mr, 0);
+	vdr_mr_publish(dev, mr, 0);
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
-int vrdma_cmd_dereg_mr(struct vrdma_dev *dev)
+int vdr_cmd_dereg_mr(struct vdr_dev *dev)
 {
 	u32 index = le32_to_cpu(dev->req.dereg_mr.mr_handle);
-	struct vrdma_mr *mr;
+	struct vdr_mr *mr;
 
 	mr = xa_load(&dev->mrs, index);
 	if (!mr)
 		return VIRTIO_RDMA_STATUS_NOENT;
-	vrdma_mr_free(dev, mr);
+	vdr_mr_free(dev, mr);
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
-void vrdma_mrs_destroy(struct vrdma_dev *dev)
+void vdr_mrs_destroy(struct vdr_dev *dev)
 {
-	struct vrdma_mr *mr;
+	struct vdr_mr *mr;
 	unsigned long idx;
 
 	xa_for_each(&dev->mrs, idx, mr)
-		vrdma_mr_free(dev, mr);
+		vdr_mr_free(dev, mr);
 	dev->mr_next = 0;
 }

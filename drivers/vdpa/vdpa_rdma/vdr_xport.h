@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vdpa_rdma: the RoCEv2 transport (data path): memory access through MRs
+ * (vdr_mem.c) and the UDP socket and IP encapsulation (vdr_net.c).
+ */
+#ifndef _VDPA_RDMA_XPORT_H
+#define _VDPA_RDMA_XPORT_H
+
+#include <linux/hrtimer.h>
+#include <linux/skbuff.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/virtio_rdma.h>
+
+#include "roce_rel.h"
+
+struct vdr_dev;
+struct vdr_pd;
+struct vdr_mr;
+struct vdr_qp;
+struct roce_pkt;
+
+/* Per-device transport state (dev->xdev). */
+struct vdr_xdev {
+	struct vdr_dev *dev;
+	struct list_head net_entry;	/* struct vdr_net devs */
+	struct net *net;		/* NULL once detached */
+	struct sk_buff_head rxq;	/* received, for the worker */
+	/* QPs with work for the worker; timers add to it, hence the lock. */
+	spinlock_t pend_lock;
+	struct list_head pend;
+};
+
+/* ---- per-QP transport state (vdr_xqp.c, vdr_req.c, vdr_resp.c, vdr_comp.c) ---- */
+
+/* Progress of a send WQE between fetch and completion. */
+enum vdr_swqe_state {
+	VDR_SWQE_SENDING,	/* packets still to send */
+	VDR_SWQE_SENT,	/* every packet sent, waiting for the answer */
+	VDR_SWQE_DONE,	/* status final, waiting for in-order completion */
+};
+
+/* A private copy of a send WQE: ring memory is read once. */
+struct vdr_swqe {
+	struct virtio_rdma_sq_wqe wqe;
+	union {
+		struct virtio_rdma_sge sge[16];
+		u8 inl[192];
+	};
+	u32 len;		/* message length */
+	u32 first_psn;
+	u32 last_psn;		/* READ: of the last response packet */
+	u32 read_off;		/* READ: bytes placed */
+	u8 state;
+	u8 status;		/* VIRTIO_RDMA_WC_* once DONE */
+	bool started;		/* first_psn/last_psn assigned */
+	bool rd_atomic;
+	bool soft_err;		/* UD address errors: the QP stays usable */
+	bool malformed;		/* failed ring validation: QP_FATAL (spec) */
+};
+
+/* Responder's record of a READ or atomic, to answer its duplicates. */
+struct vdr_rdatom {
+	bool valid;
+	u8 opcode;
+	u32 psn;
+	u32 last_psn;
+	u64 va;
+	u32 rkey;
+	u32 len;
+	u64 orig;
+};
+
+#define VDR_RDATOM_SLOTS	16
+
+/* Consecutive timeouts double the retransmission timer up to 2^this. */
+#define VDR_TMO_BACKOFF_MAX	6
+
+struct vdr_xqp {
+	struct vdr_qp *qp;
+	struct vdr_dev *dev;
+	struct list_head pend_entry;	/* xdev->pend, under pend_lock */
+	struct sk_buff_head rxq;	/* packets for this QP */
+	unsigned long events;		/* VDR_XQP_EV_* from timers */
+
+	/* Requester */
+	struct vdr_swqe *swq;		/* sq.depth entries */
+	u32 sq_fetched;			/* WQEs below this index are copied */
+	u32 sq_next;			/* WQE being sent */
+	u32 req_off;			/* bytes of it sent */
+	u32 req_psn;			/* next PSN to send */
+	u32 sent_psn;			/* after the highest PSN sent */
+	u32 acked_psn;			/* last PSN acknowledged */
+	u32 mtu;
+	u8 retry_left;
+	u8 rnr_left;
+	u8 tmo_backoff;			/* timeouts since progress: timer doubles */
+	u32 cwnd;			/* unacknowledged packets at most */
+	struct roce_rel_rtt rtt;	/* of first transmissions (Karn) */
+	u64 rtt_t0;			/* when rtt_psn was sent */
+	u32 rtt_psn;
+	bool rtt_valid;			/* rtt_psn is being timed */
+	bool probe_armed;		/* the timer is the tail-loss probe */
+	bool probed;			/* probe sent since the last progress */
+	bool rnr_wait;
+	bool gap_valid;			/* went back to gap_psn already */
+	u32 gap_psn;
+	struct hrtimer retrans_timer;
+	struct hrtimer rnr_timer;
+
+	/* Responder */
+	u32 epsn;
+	u32 msn;
+	int prev_opcode;		/* ROCE_OPCODE_NONE between messages */
+	bool nak_sent;
+	bool comm_est;			/* COMM_EST raised in this RTR */
+	bool ack_pending;
+	u32 ack_psn;
+	bool rwqe_valid;
+	struct virtio_rdma_rq_wqe rwqe;
+	struct virtio_rdma_sge rsge[16];
+	u32 recv_off;			/* SEND: bytes placed */
+	u64 write_va;			/* RDMA WRITE in progress */
+	u32 write_rkey;
+	u32 write_left;
+	struct vdr_rdatom rdatom[VDR_RDATOM_SLOTS];
+	unsigned int rdatom_next;
+};
+
+#define VDR_XQP_EV_RETRANS	0
+#define VDR_XQP_EV_RNR	1
+
+/* ---- vdr_mem.c ---- */
+
+/*
+ * Errors of the key checks (spec "Key checks"), in the order they are
+ * made.  The requester maps every one of them to LOC_PROT_ERR, the
+ * responder to a remote access error NAK.
+ */
+#define VDR_MEM_ENOKEY	(-ENOKEY)	/* no MR or key byte mismatch */
+#define VDR_MEM_EPD		(-EPERM)	/* MR of another PD */
+#define VDR_MEM_EINVALID	(-EKEYREVOKED)	/* free fast-reg MR */
+#define VDR_MEM_EACCESS	(-EACCES)	/* access right not granted */
+#define VDR_MEM_ERANGE	(-ERANGE)	/* outside the MR */
+#define VDR_MEM_EFAULT	(-EFAULT)	/* page not reachable */
+
+/* Atomic operations on 8 bytes of MR memory. */
+enum vdr_atomic_op {
+	VDR_ATOMIC_CMP_SWP,
+	VDR_ATOMIC_FETCH_ADD,
+};
+
+/* Direction of a copy between a linear buffer and MR memory. */
+enum vdr_copy_dir {
+	VDR_TO_MEM,		/* buffer -> memory */
+	VDR_FROM_MEM,		/* memory -> buffer */
+};
+
+struct vdr_mr *vdr_mr_check(struct vdr_dev *dev, struct vdr_pd *pd,
+			    u32 key, u32 access, u64 addr, u64 len,
+			    int *err);
+int vdr_mr_copy(struct vdr_dev *dev, struct vdr_mr *mr, u64 addr,
+		void *buf, u32 len, enum vdr_copy_dir dir);
+int vdr_mr_atomic(struct vdr_dev *dev, struct vdr_mr *mr, u64 addr,
+		  enum vdr_atomic_op op, u64 compare_add, u64 swap,
+		  u64 *orig);
+
+int vdr_sgl_check(struct vdr_dev *dev, struct vdr_pd *pd,
+		  const struct virtio_rdma_sge *sge, u32 num, u32 access,
+		  u64 *total);
+int vdr_sgl_copy(struct vdr_dev *dev, struct vdr_pd *pd,
+		 const struct virtio_rdma_sge *sge, u32 num, u32 access,
+		 u64 offset, void *buf, u32 len, enum vdr_copy_dir dir);
+
+int vdr_mr_fast_reg(struct vdr_dev *dev, struct vdr_pd *pd,
+		    const struct virtio_rdma_wqe_reg_mr *wr);
+int vdr_mr_invalidate(struct vdr_dev *dev, struct vdr_pd *pd, u32 key);
+
+/* ---- vdr_net.c ---- */
+
+/* Room in front of a RoCE packet for the link, IP and UDP headers. */
+#define VDR_NET_HEADROOM	(LL_MAX_HEADER + 40 + 8)
+
+int vdr_net_register(void);
+void vdr_net_unregister(void);
+int vdr_net_attach(struct vdr_dev *dev, struct net_device *ndev);
+void vdr_net_detach(struct vdr_dev *dev);
+void vdr_net_free(struct vdr_dev *dev);
+struct sk_buff *vdr_net_rx_dequeue(struct vdr_dev *dev);
+
+/* ---- vdr_recv.c ---- */
+bool vdr_rx_process(struct vdr_dev *dev);
+void vdr_rx_purge(struct vdr_dev *dev);
+
+/* ---- vdr_xqp.c ---- */
+int vdr_xqp_create(struct vdr_dev *dev, struct vdr_qp *qp);
+void vdr_xqp_destroy(struct vdr_dev *dev, struct vdr_qp *qp);
+void vdr_xqp_state(struct vdr_dev *dev, struct vdr_qp *qp, u8 next);
+void vdr_xqp_kick(struct vdr_dev *dev, struct vdr_qp *qp);
+bool vdr_xqp_run_pending(struct vdr_dev *dev);
+void vdr_xqp_fatal(struct vdr_dev *dev, struct vdr_qp *qp, int ev);
+int vdr_xqp_send(struct vdr_dev *dev, struct vdr_qp *qp,
+		 const struct virtio_rdma_av *av, struct roce_pkt *pkt,
+		 struct sk_buff *skb);
+struct sk_buff *vdr_xqp_pkt_alloc(struct vdr_dev *dev,
+				  struct roce_pkt *pkt, u8 **payload);
+void vdr_xqp_timer_arm(struct vdr_xqp *x);
+
+/* ---- vdr_req.c ---- */
+void vdr_req_process(struct vdr_dev *dev, struct vdr_qp *qp);
+void vdr_req_acked(struct vdr_qp *qp);
+void vdr_req_retransmit(struct vdr_dev *dev, struct vdr_qp *qp,
+			u32 psn);
+u32 vdr_req_npkts(u32 len, u32 mtu);
+
+/* ---- vdr_resp.c ---- */
+void vdr_resp_packet(struct vdr_dev *dev, struct vdr_qp *qp,
+		     struct sk_buff *skb, struct roce_pkt *pkt);
+void vdr_resp_flush_ack(struct vdr_dev *dev, struct vdr_qp *qp);
+
+/* ---- vdr_comp.c ---- */
+void vdr_comp_packet(struct vdr_dev *dev, struct vdr_qp *qp,
+		     struct roce_pkt *pkt);
+void vdr_comp_run(struct vdr_dev *dev, struct vdr_qp *qp);
+void vdr_comp_timeout(struct vdr_dev *dev, struct vdr_qp *qp);
+
+struct sk_buff *vdr_net_alloc_skb(struct vdr_dev *dev, unsigned int len);
+int vdr_net_prepare(struct vdr_dev *dev, const struct virtio_rdma_av *av,
+		    struct sk_buff *skb, u16 sport);
+int vdr_net_send(struct vdr_dev *dev, struct sk_buff *skb);
+u16 vdr_net_sport(const struct virtio_rdma_av *av, u32 lqpn, u32 rqpn);
+
+#endif /* _VDPA_RDMA_XPORT_H */
