@@ -4,7 +4,7 @@
     ctrl_invalid.py /sys/kernel/debug/virtio_rdma/<ibdev>/raw_cmd
 
 Every command goes through the driver's raw_cmd debugfs file (see
-drivers/infiniband/hw/virtio_rdma/debugfs.c for the contract) and must come
+drivers/infiniband/hw/virtio_rdma/vrdma_debugfs.c for the contract) and must come
 back with the status Documentation/virtio-rdma-spec.rst gives for that
 input.  Rings and page lists live in locked pages of this process whose
 physical addresses come from /proc/self/pagemap: bound to virtio_vdpa the

@@ -5,7 +5,7 @@
 
 The device's own numbers come from QUERY_DEVICE and QUERY_PORT sent through
 the driver's raw_cmd debugfs file (drivers/infiniband/hw/virtio_rdma/
-debugfs.c), decoded with the layout of include/uapi/linux/virtio_rdma.h,
+vrdma_debugfs.c), decoded with the layout of include/uapi/linux/virtio_rdma.h,
 independently of the driver's cached copy and of libibverbs.  Every value
 ibv_devinfo prints that stands for a device limit or port attribute must be
 the device's, converted the way the spec says (enum ib_* values, GUID byte

@@ -16,7 +16,7 @@
 #include <rdma/uverbs_ioctl.h>
 #include <rdma/virtio_rdma-abi.h>
 
-#include "virtio_rdma.h"
+#include "vrdma.h"
 
 struct vrdma_umap {
 	struct rdma_user_mmap_entry rdma_entry;

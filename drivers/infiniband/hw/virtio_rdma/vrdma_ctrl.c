@@ -23,7 +23,7 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
-#include "virtio_rdma.h"
+#include "vrdma.h"
 
 static unsigned int cmd_timeout_ms = 20000;
 module_param(cmd_timeout_ms, uint, 0644);

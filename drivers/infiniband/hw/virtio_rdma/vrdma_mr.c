@@ -10,7 +10,7 @@
 #include <linux/slab.h>
 #include <rdma/iter.h>
 
-#include "virtio_rdma.h"
+#include "vrdma.h"
 
 #define VRDMA_MR_ACCESS							\
 	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |		\

@@ -5,7 +5,7 @@
  * which uses it for source addresses and to accept incoming packets.
  */
 
-#include "virtio_rdma.h"
+#include "vrdma.h"
 
 int vrdma_add_gid(const struct ib_gid_attr *attr, void **context)
 {

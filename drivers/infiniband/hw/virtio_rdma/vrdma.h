@@ -156,7 +156,7 @@ struct vrdma_cq {
 	spinlock_t lock;		/* ring head and arm_sn; fences destroy_qp */
 	u32 arm_sn;
 	struct vrdma_ring ring;
-	/* User CQ: the mmap entry that owns the ring (uverbs.c) */
+	/* User CQ: the mmap entry that owns the ring (vrdma_uverbs.c) */
 	struct rdma_user_mmap_entry *ring_umap;
 };
 
@@ -174,7 +174,7 @@ struct vrdma_qp {
 	spinlock_t rq_lock;		/* rq ring head */
 	struct vrdma_ring sq;
 	struct vrdma_ring rq;
-	/* User QP: doorbells only; mmap entries own the rings (uverbs.c) */
+	/* User QP: doorbells only; mmap entries own the rings (vrdma_uverbs.c) */
 	bool user;
 	struct rdma_user_mmap_entry *sq_umap;
 	struct rdma_user_mmap_entry *rq_umap;
@@ -227,7 +227,7 @@ static inline struct vrdma_ah *to_vah(struct ib_ah *ah)
 	return container_of(ah, struct vrdma_ah, ibah);
 }
 
-/* ctrl.c */
+/* vrdma_ctrl.c */
 int vrdma_cmd(struct vrdma_dev *dev, u32 cmd, const void *req, size_t req_len,
 	      void *resp, size_t resp_len);
 int vrdma_cmd_raw(struct vrdma_dev *dev, const void *out, size_t out_len,
@@ -237,12 +237,12 @@ void vrdma_ctrl_cleanup(struct vrdma_dev *dev);
 void vrdma_mark_broken(struct vrdma_dev *dev, const char *why);
 void vrdma_orphan_ring(struct vrdma_dev *dev, struct vrdma_ring *ring);
 
-/* ring helpers (cq.c) */
+/* ring helpers (vrdma_cq.c) */
 int vrdma_ring_alloc(struct vrdma_dev *dev, struct vrdma_ring *ring,
 		     u32 depth, u32 shift);
 void vrdma_ring_free(struct vrdma_dev *dev, struct vrdma_ring *ring);
 
-/* event.c */
+/* vrdma_event.c */
 int vrdma_eventqs_init(struct vrdma_dev *dev);
 void vrdma_eventqs_free(struct vrdma_dev *dev);
 int vrdma_dbqs_init(struct vrdma_dev *dev);
@@ -251,7 +251,7 @@ void vrdma_eventq_done(struct virtqueue *vq);
 void vrdma_eventq_fence(struct vrdma_dev *dev, unsigned int idx);
 int vrdma_ring_doorbell(struct vrdma_dev *dev, u32 type, u32 handle);
 
-/* device.c */
+/* vrdma_device.c */
 int vrdma_query_device_caps(struct vrdma_dev *dev);
 int vrdma_query_port_caps(struct vrdma_dev *dev);
 int vrdma_query_device(struct ib_device *ib, struct ib_device_attr *attr,
@@ -273,15 +273,15 @@ void vrdma_registered(struct vrdma_dev *dev);
 void vrdma_devs_lock(void);
 void vrdma_devs_unlock(void);
 
-/* gid.c */
+/* vrdma_gid.c */
 int vrdma_add_gid(const struct ib_gid_attr *attr, void **context);
 int vrdma_del_gid(const struct ib_gid_attr *attr, void **context);
 
-/* pd.c */
+/* vrdma_pd.c */
 int vrdma_alloc_pd(struct ib_pd *pd, struct ib_udata *udata);
 int vrdma_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata);
 
-/* cq.c */
+/* vrdma_cq.c */
 /* ib_device_ops.create_cq takes an attribute bundle since 6.11. */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
 int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
@@ -294,7 +294,7 @@ int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int vrdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 
-/* qp.c */
+/* vrdma_qp.c */
 int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);
 int vrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -303,13 +303,13 @@ int vrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
 int vrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 
-/* wr.c */
+/* vrdma_wr.c */
 int vrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 int vrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 
-/* mr.c */
+/* vrdma_mr.c */
 struct ib_mr *vrdma_get_dma_mr(struct ib_pd *pd, int access);
 struct ib_mr *vrdma_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 				u64 virt_addr, int access,
@@ -323,14 +323,14 @@ struct ib_mr *vrdma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				  struct ib_pd *pd, struct ib_udata *udata);
 int vrdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
-/* ah.c */
+/* vrdma_ah.c */
 int vrdma_av_from_attr(struct vrdma_dev *dev, struct virtio_rdma_av *av,
 		       const struct rdma_ah_attr *attr);
 int vrdma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		    struct ib_udata *udata);
 int vrdma_destroy_ah(struct ib_ah *ibah, u32 flags);
 
-/* uverbs.c */
+/* vrdma_uverbs.c */
 int vrdma_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata);
 void vrdma_dealloc_ucontext(struct ib_ucontext *uctx);
 int vrdma_query_ucontext(struct ib_ucontext *uctx,
@@ -347,13 +347,13 @@ int vrdma_uqp_check(struct vrdma_dev *dev, struct ib_udata *udata,
 int vrdma_uqp_respond(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		      struct ib_udata *udata);
 
-/* stats.c */
+/* vrdma_stats.c */
 struct rdma_hw_stats *vrdma_alloc_hw_port_stats(struct ib_device *ib,
 						u32 port);
 int vrdma_get_hw_stats(struct ib_device *ib, struct rdma_hw_stats *stats,
 		       u32 port, int index);
 
-/* debugfs.c */
+/* vrdma_debugfs.c */
 void vrdma_debugfs_init(void);
 void vrdma_debugfs_exit(void);
 void vrdma_debugfs_add(struct vrdma_dev *dev);

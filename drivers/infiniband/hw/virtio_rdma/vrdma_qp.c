@@ -6,7 +6,7 @@
 
 #include <linux/log2.h>
 
-#include "virtio_rdma.h"
+#include "vrdma.h"
 
 #define VRDMA_SQ_HDR	sizeof(struct virtio_rdma_sq_wqe)
 #define VRDMA_RQ_HDR	sizeof(struct virtio_rdma_rq_wqe)

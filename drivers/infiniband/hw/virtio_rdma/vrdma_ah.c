@@ -7,7 +7,7 @@
 
 #include <net/ipv6.h>
 
-#include "virtio_rdma.h"
+#include "vrdma.h"
 
 /* Shared by AHs and the primary path of RC/UC QPs. */
 int vrdma_av_from_attr(struct vrdma_dev *dev, struct virtio_rdma_av *av,

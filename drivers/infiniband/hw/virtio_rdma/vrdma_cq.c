@@ -10,7 +10,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/log2.h>
 
-#include "virtio_rdma.h"
+#include "vrdma.h"
 
 int vrdma_ring_alloc(struct vrdma_dev *dev, struct vrdma_ring *ring,
 		     u32 depth, u32 shift)
@@ -267,7 +267,7 @@ int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		ring->head++;
 		/*
 		 * Flush CQEs of a QP destroyed meanwhile have no consumer left;
-		 * destroy_qp leaves the table under this lock, see qp.c.
+		 * destroy_qp leaves the table under this lock, see vrdma_qp.c.
 		 */
 		qp = xa_load(&dev->qps, le32_to_cpu(cqe->qp_handle));
 		if (!qp)

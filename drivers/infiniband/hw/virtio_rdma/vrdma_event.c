@@ -8,7 +8,7 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
-#include "virtio_rdma.h"
+#include "vrdma.h"
 
 static unsigned int vrdma_vq_pair(struct virtqueue *vq)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* virtio-rdma protection domains. */
 
-#include "virtio_rdma.h"
+#include "vrdma.h"
 
 int vrdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* virtio-rdma hardware counters ("rdma statistic show link DEV/1"). */
 
-#include "virtio_rdma.h"
+#include "vrdma.h"
 
 /* Indexed by VIRTIO_RDMA_STAT_*; names follow rxe/mlx5 where one exists. */
 static const struct rdma_stat_desc vrdma_stat_descs[] = {

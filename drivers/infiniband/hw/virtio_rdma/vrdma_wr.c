@@ -7,7 +7,7 @@
 
 #include <linux/log2.h>
 
-#include "virtio_rdma.h"
+#include "vrdma.h"
 
 #define VRDMA_SEND_FLAGS						\
 	(IB_SEND_FENCE | IB_SEND_SIGNALED | IB_SEND_SOLICITED | IB_SEND_INLINE)

@@ -26,7 +26,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "virtio_rdma.h"
+#include "vrdma.h"
 
 #define VRDMA_RAW_MAX	4096
 

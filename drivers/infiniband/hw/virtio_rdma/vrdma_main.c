@@ -18,7 +18,7 @@
 
 #include <rdma/virtio_rdma-abi.h>
 
-#include "virtio_rdma.h"
+#include "vrdma.h"
 
 static const struct ib_device_ops vrdma_dev_ops = {
 	.owner = THIS_MODULE,
@@ -266,7 +266,7 @@ static int vrdma_probe(struct virtio_device *vdev)
 	dev->ib.dev.parent = &vdev->dev;
 	strscpy(dev->ib.node_desc, "virtio_rdma", sizeof(dev->ib.node_desc));
 	ib_set_device_ops(&dev->ib, &vrdma_dev_ops);
-	/* Empty posts are how user space rings a doorbell (uverbs.c). */
+	/* Empty posts are how user space rings a doorbell (vrdma_uverbs.c). */
 	dev->ib.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				   BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
 

@@ -11,7 +11,7 @@
 #include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
 
-#include "virtio_rdma.h"
+#include "vrdma.h"
 
 /* Devices bound to a netdev; the netdev notifier walks it under RTNL. */
 static LIST_HEAD(vrdma_devs);
