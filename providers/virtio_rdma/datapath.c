@@ -9,12 +9,12 @@
 #include <errno.h>
 #include <string.h>
 
-#include "virtio_rdma.h"
+#include "vru.h"
 
-#define VRDMA_SQ_HDR	sizeof(struct virtio_rdma_sq_wqe)
-#define VRDMA_RQ_HDR	sizeof(struct virtio_rdma_rq_wqe)
+#define VRU_SQ_HDR	sizeof(struct virtio_rdma_sq_wqe)
+#define VRU_RQ_HDR	sizeof(struct virtio_rdma_rq_wqe)
 
-#define VRDMA_SEND_FLAGS						\
+#define VRU_SEND_FLAGS						\
 	(IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED |	\
 	 IBV_SEND_INLINE)
 
@@ -30,7 +30,7 @@ _Static_assert(VIRTIO_RDMA_WC_GENERAL_ERR == IBV_WC_GENERAL_ERR, "");
 
 /* ---------------------------------------------------------------- CQ -- */
 
-static enum ibv_wc_opcode vrdma_wc_opcode(uint8_t op)
+static enum ibv_wc_opcode vru_wc_opcode(uint8_t op)
 {
 	switch (op) {
 	case VIRTIO_RDMA_WC_OP_RDMA_WRITE:
@@ -52,13 +52,13 @@ static enum ibv_wc_opcode vrdma_wc_opcode(uint8_t op)
 	}
 }
 
-static enum ibv_wc_status vrdma_wc_status(uint8_t status)
+static enum ibv_wc_status vru_wc_status(uint8_t status)
 {
 	return status <= VIRTIO_RDMA_WC_GENERAL_ERR ? status :
 						       IBV_WC_GENERAL_ERR;
 }
 
-static unsigned int vrdma_wc_flags(const struct virtio_rdma_cqe *cqe)
+static unsigned int vru_wc_flags(const struct virtio_rdma_cqe *cqe)
 {
 	unsigned int f = 0;
 
@@ -73,20 +73,20 @@ static unsigned int vrdma_wc_flags(const struct virtio_rdma_cqe *cqe)
 	return f;
 }
 
-static void vrdma_cqe_to_wc(const struct virtio_rdma_cqe *cqe,
-			    struct ibv_wc *wc)
+static void vru_cqe_to_wc(const struct virtio_rdma_cqe *cqe,
+			  struct ibv_wc *wc)
 {
 	memset(wc, 0, sizeof(*wc));
 	wc->wr_id = le64toh(cqe->wr_id);
-	wc->status = vrdma_wc_status(cqe->status);
-	wc->opcode = vrdma_wc_opcode(cqe->opcode);
+	wc->status = vru_wc_status(cqe->status);
+	wc->opcode = vru_wc_opcode(cqe->opcode);
 	wc->vendor_err = le32toh(cqe->vendor_err);
 	wc->qp_num = le32toh(cqe->qp_handle);
 	if (wc->status != IBV_WC_SUCCESS)
 		return;
 	wc->byte_len = le32toh(cqe->byte_len);
 	wc->src_qp = le32toh(cqe->src_qp) & 0xffffff;
-	wc->wc_flags = vrdma_wc_flags(cqe);
+	wc->wc_flags = vru_wc_flags(cqe);
 	if (wc->wc_flags & IBV_WC_WITH_IMM)
 		wc->imm_data = cqe->ex.imm_data;
 	else if (wc->wc_flags & IBV_WC_WITH_INV)
@@ -95,7 +95,7 @@ static void vrdma_cqe_to_wc(const struct virtio_rdma_cqe *cqe,
 }
 
 /* The device's prod, or our own cons if it is out of range. */
-static uint32_t vrdma_cq_prod(struct vrdma_cq *cq)
+static uint32_t vru_cq_prod(struct vru_cq *cq)
 {
 	uint32_t prod = ring_load_acquire(&uring_ctl(&cq->ring)->prod);
 
@@ -104,18 +104,18 @@ static uint32_t vrdma_cq_prod(struct vrdma_cq *cq)
 	return prod;
 }
 
-int vrdma_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+int vru_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 {
-	struct vrdma_cq *cq = to_vcq(ibcq);
-	struct vrdma_uring *r = &cq->ring;
+	struct vru_cq *cq = to_vcq(ibcq);
+	struct vru_uring *r = &cq->ring;
 	uint32_t prod, start;
 	int n = 0;
 
 	pthread_spin_lock(&cq->lock);
 	start = r->head;
-	prod = vrdma_cq_prod(cq);
+	prod = vru_cq_prod(cq);
 	while (n < ne && r->head != prod) {
-		vrdma_cqe_to_wc(uring_entry(r, r->head), &wc[n++]);
+		vru_cqe_to_wc(uring_entry(r, r->head), &wc[n++]);
 		r->head++;
 	}
 	/* The device reuses the slots only after we have read them. */
@@ -132,14 +132,14 @@ int vrdma_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
  * returned, and it never writes below prod, so the survivors are moved up
  * over the dropped ones and cons advances past the freed slots.
  */
-void vrdma_cq_clean(struct vrdma_cq *cq, uint32_t qpn)
+void vru_cq_clean(struct vru_cq *cq, uint32_t qpn)
 {
-	struct vrdma_uring *r = &cq->ring;
+	struct vru_uring *r = &cq->ring;
 	const struct virtio_rdma_cqe *cqe;
 	uint32_t prod, i, n = 0;
 
 	pthread_spin_lock(&cq->lock);
-	prod = vrdma_cq_prod(cq);
+	prod = vru_cq_prod(cq);
 	for (i = prod; i != r->head;) {
 		i--;
 		cqe = uring_entry(r, i);
@@ -155,9 +155,9 @@ void vrdma_cq_clean(struct vrdma_cq *cq, uint32_t qpn)
 	pthread_spin_unlock(&cq->lock);
 }
 
-int vrdma_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+int vru_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
-	struct vrdma_cq *cq = to_vcq(ibcq);
+	struct vru_cq *cq = to_vcq(ibcq);
 	uint32_t arm;
 
 	pthread_spin_lock(&cq->lock);
@@ -175,39 +175,39 @@ int vrdma_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 
 /* ibv_cq_ex: the lock is held from a successful start_poll to end_poll. */
 /* Make the CQE at head current for the ibv_cq_ex readers; ENOENT if none. */
-static int vrdma_cq_load(struct vrdma_cq *cq, struct ibv_cq_ex *ibcq)
+static int vru_cq_load(struct vru_cq *cq, struct ibv_cq_ex *ibcq)
 {
 	const struct virtio_rdma_cqe *cqe;
 
 	cq->cur = NULL;
-	if (vrdma_cq_prod(cq) == cq->ring.head)
+	if (vru_cq_prod(cq) == cq->ring.head)
 		return ENOENT;
 	cqe = uring_entry(&cq->ring, cq->ring.head);
 	cq->cur = cqe;
 	ibcq->wr_id = le64toh(cqe->wr_id);
-	ibcq->status = vrdma_wc_status(cqe->status);
+	ibcq->status = vru_wc_status(cqe->status);
 	return 0;
 }
 
-static int vrdma_start_poll(struct ibv_cq_ex *ibcq,
-			    struct ibv_poll_cq_attr *attr)
+static int vru_start_poll(struct ibv_cq_ex *ibcq,
+			  struct ibv_poll_cq_attr *attr)
 {
-	struct vrdma_cq *cq = cqex_to_vcq(ibcq);
+	struct vru_cq *cq = cqex_to_vcq(ibcq);
 
 	if (attr->comp_mask)
 		return EINVAL;
 	pthread_spin_lock(&cq->lock);
 	cq->start = cq->ring.head;
-	if (vrdma_cq_load(cq, ibcq)) {
+	if (vru_cq_load(cq, ibcq)) {
 		pthread_spin_unlock(&cq->lock);
 		return ENOENT;
 	}
 	return 0;
 }
 
-static int vrdma_next_poll(struct ibv_cq_ex *ibcq)
+static int vru_next_poll(struct ibv_cq_ex *ibcq)
 {
-	struct vrdma_cq *cq = cqex_to_vcq(ibcq);
+	struct vru_cq *cq = cqex_to_vcq(ibcq);
 
 	/*
 	 * Only a CQE handed out is consumed: after an ENOENT the caller may
@@ -215,12 +215,12 @@ static int vrdma_next_poll(struct ibv_cq_ex *ibcq)
 	 */
 	if (cq->cur)
 		cq->ring.head++;
-	return vrdma_cq_load(cq, ibcq);
+	return vru_cq_load(cq, ibcq);
 }
 
-static void vrdma_end_poll(struct ibv_cq_ex *ibcq)
+static void vru_end_poll(struct ibv_cq_ex *ibcq)
 {
-	struct vrdma_cq *cq = cqex_to_vcq(ibcq);
+	struct vru_cq *cq = cqex_to_vcq(ibcq);
 
 	if (cq->cur)
 		cq->ring.head++;
@@ -230,22 +230,22 @@ static void vrdma_end_poll(struct ibv_cq_ex *ibcq)
 	pthread_spin_unlock(&cq->lock);
 }
 
-static enum ibv_wc_opcode vrdma_read_opcode(struct ibv_cq_ex *ibcq)
+static enum ibv_wc_opcode vru_read_opcode(struct ibv_cq_ex *ibcq)
 {
-	return vrdma_wc_opcode(cqex_to_vcq(ibcq)->cur->opcode);
+	return vru_wc_opcode(cqex_to_vcq(ibcq)->cur->opcode);
 }
 
-static uint32_t vrdma_read_vendor_err(struct ibv_cq_ex *ibcq)
+static uint32_t vru_read_vendor_err(struct ibv_cq_ex *ibcq)
 {
 	return le32toh(cqex_to_vcq(ibcq)->cur->vendor_err);
 }
 
-static uint32_t vrdma_read_byte_len(struct ibv_cq_ex *ibcq)
+static uint32_t vru_read_byte_len(struct ibv_cq_ex *ibcq)
 {
 	return le32toh(cqex_to_vcq(ibcq)->cur->byte_len);
 }
 
-static __be32 vrdma_read_imm_data(struct ibv_cq_ex *ibcq)
+static __be32 vru_read_imm_data(struct ibv_cq_ex *ibcq)
 {
 	const struct virtio_rdma_cqe *cqe = cqex_to_vcq(ibcq)->cur;
 
@@ -254,62 +254,62 @@ static __be32 vrdma_read_imm_data(struct ibv_cq_ex *ibcq)
 	return cqe->ex.imm_data;
 }
 
-static uint32_t vrdma_read_qp_num(struct ibv_cq_ex *ibcq)
+static uint32_t vru_read_qp_num(struct ibv_cq_ex *ibcq)
 {
 	return le32toh(cqex_to_vcq(ibcq)->cur->qp_handle);
 }
 
-static uint32_t vrdma_read_src_qp(struct ibv_cq_ex *ibcq)
+static uint32_t vru_read_src_qp(struct ibv_cq_ex *ibcq)
 {
 	return le32toh(cqex_to_vcq(ibcq)->cur->src_qp) & 0xffffff;
 }
 
-static unsigned int vrdma_read_wc_flags(struct ibv_cq_ex *ibcq)
+static unsigned int vru_read_wc_flags(struct ibv_cq_ex *ibcq)
 {
-	return vrdma_wc_flags(cqex_to_vcq(ibcq)->cur);
+	return vru_wc_flags(cqex_to_vcq(ibcq)->cur);
 }
 
-static uint32_t vrdma_read_slid(struct ibv_cq_ex *ibcq)
-{
-	(void)ibcq;
-	return 0;
-}
-
-static uint8_t vrdma_read_sl(struct ibv_cq_ex *ibcq)
+static uint32_t vru_read_slid(struct ibv_cq_ex *ibcq)
 {
 	(void)ibcq;
 	return 0;
 }
 
-void vrdma_cq_ex_init(struct vrdma_cq *cq, uint64_t wc_flags)
+static uint8_t vru_read_sl(struct ibv_cq_ex *ibcq)
+{
+	(void)ibcq;
+	return 0;
+}
+
+void vru_cq_ex_init(struct vru_cq *cq, uint64_t wc_flags)
 {
 	struct ibv_cq_ex *c = &cq->vcq.cq_ex;
 
-	c->start_poll = vrdma_start_poll;
-	c->next_poll = vrdma_next_poll;
-	c->end_poll = vrdma_end_poll;
-	c->read_opcode = vrdma_read_opcode;
-	c->read_vendor_err = vrdma_read_vendor_err;
-	c->read_wc_flags = vrdma_read_wc_flags;
+	c->start_poll = vru_start_poll;
+	c->next_poll = vru_next_poll;
+	c->end_poll = vru_end_poll;
+	c->read_opcode = vru_read_opcode;
+	c->read_vendor_err = vru_read_vendor_err;
+	c->read_wc_flags = vru_read_wc_flags;
 	if (wc_flags & IBV_WC_EX_WITH_BYTE_LEN)
-		c->read_byte_len = vrdma_read_byte_len;
+		c->read_byte_len = vru_read_byte_len;
 	if (wc_flags & IBV_WC_EX_WITH_IMM)
-		c->read_imm_data = vrdma_read_imm_data;
+		c->read_imm_data = vru_read_imm_data;
 	if (wc_flags & IBV_WC_EX_WITH_QP_NUM)
-		c->read_qp_num = vrdma_read_qp_num;
+		c->read_qp_num = vru_read_qp_num;
 	if (wc_flags & IBV_WC_EX_WITH_SRC_QP)
-		c->read_src_qp = vrdma_read_src_qp;
+		c->read_src_qp = vru_read_src_qp;
 	if (wc_flags & IBV_WC_EX_WITH_SLID)
-		c->read_slid = vrdma_read_slid;
+		c->read_slid = vru_read_slid;
 	if (wc_flags & IBV_WC_EX_WITH_SL)
-		c->read_sl = vrdma_read_sl;
+		c->read_sl = vru_read_sl;
 	if (wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
-		c->read_dlid_path_bits = vrdma_read_sl;
+		c->read_dlid_path_bits = vru_read_sl;
 }
 
 /* ------------------------------------------------------------ SQ / RQ -- */
 
-static bool vrdma_ring_full(struct vrdma_uring *r)
+static bool vru_ring_full(struct vru_uring *r)
 {
 	/* Slots below cons are the device's no longer (release on its side). */
 	uint32_t cons = ring_load_acquire(&uring_ctl(r)->cons);
@@ -319,7 +319,7 @@ static bool vrdma_ring_full(struct vrdma_uring *r)
 }
 
 /* Publishes [old, head); true if the device asked for a doorbell. */
-static bool vrdma_ring_publish(struct vrdma_uring *r, uint32_t old)
+static bool vru_ring_publish(struct vru_uring *r, uint32_t old)
 {
 	struct virtio_rdma_ring_ctl *ctl = uring_ctl(r);
 	uint32_t notify;
@@ -331,14 +331,14 @@ static bool vrdma_ring_publish(struct vrdma_uring *r, uint32_t old)
 	return (uint32_t)(r->head - notify - 1) < (uint32_t)(r->head - old);
 }
 
-static void vrdma_sq_doorbell(struct vrdma_qp *qp)
+static void vru_sq_doorbell(struct vru_qp *qp)
 {
 	struct ibv_send_wr *bad;
 
 	ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
 }
 
-static void vrdma_rq_doorbell(struct vrdma_qp *qp)
+static void vru_rq_doorbell(struct vru_qp *qp)
 {
 	struct ibv_recv_wr *bad;
 
@@ -350,7 +350,7 @@ static void vrdma_rq_doorbell(struct vrdma_qp *qp)
  * need RTS or later (in ERR the device flushes them), receives need at least
  * INIT, as for the kernel's post verbs.
  */
-static bool vrdma_can_send(struct vrdma_qp *qp)
+static bool vru_can_send(struct vru_qp *qp)
 {
 	enum ibv_qp_state s = __atomic_load_n(&qp->vqp.qp.state,
 					      __ATOMIC_RELAXED);
@@ -358,20 +358,20 @@ static bool vrdma_can_send(struct vrdma_qp *qp)
 	return s != IBV_QPS_RESET && s != IBV_QPS_INIT && s != IBV_QPS_RTR;
 }
 
-static bool vrdma_can_recv(struct vrdma_qp *qp)
+static bool vru_can_recv(struct vru_qp *qp)
 {
 	return __atomic_load_n(&qp->vqp.qp.state, __ATOMIC_RELAXED) !=
 	       IBV_QPS_RESET;
 }
 
-static bool vrdma_is_ud(struct vrdma_qp *qp)
+static bool vru_is_ud(struct vru_qp *qp)
 {
 	return qp->vqp.qp.qp_type == IBV_QPT_UD;
 }
 
-static int vrdma_copy_inline(struct vrdma_qp *qp,
-			     struct virtio_rdma_sq_wqe *wqe,
-			     const struct ibv_sge *sg, int num)
+static int vru_copy_inline(struct vru_qp *qp,
+			   struct virtio_rdma_sq_wqe *wqe,
+			   const struct ibv_sge *sg, int num)
 {
 	uint8_t *dst = (uint8_t *)(wqe + 1);
 	uint32_t total = 0;
@@ -388,8 +388,8 @@ static int vrdma_copy_inline(struct vrdma_qp *qp,
 	return 0;
 }
 
-static int vrdma_copy_sges(struct vrdma_qp *qp, struct virtio_rdma_sge *dst,
-			   const struct ibv_sge *src, int num, uint32_t max)
+static int vru_copy_sges(struct vru_qp *qp, struct virtio_rdma_sge *dst,
+			 const struct ibv_sge *src, int num, uint32_t max)
 {
 	int i;
 
@@ -404,15 +404,15 @@ static int vrdma_copy_sges(struct vrdma_qp *qp, struct virtio_rdma_sge *dst,
 	return 0;
 }
 
-static int vrdma_build_send(struct vrdma_qp *qp, struct ibv_send_wr *wr,
-			    struct virtio_rdma_sq_wqe *wqe)
+static int vru_build_send(struct vru_qp *qp, struct ibv_send_wr *wr,
+			  struct virtio_rdma_sq_wqe *wqe)
 {
-	bool ud = vrdma_is_ud(qp);
+	bool ud = vru_is_ud(qp);
 	bool rc = qp->vqp.qp.qp_type == IBV_QPT_RC;
 	bool may_inline = false;
 	int err;
 
-	if (wr->send_flags & ~VRDMA_SEND_FLAGS)
+	if (wr->send_flags & ~VRU_SEND_FLAGS)
 		return EINVAL;
 	memset(wqe, 0, sizeof(*wqe));
 	wqe->wr_id = htole64(wr->wr_id);
@@ -473,77 +473,77 @@ static int vrdma_build_send(struct vrdma_qp *qp, struct ibv_send_wr *wr,
 	if (wr->send_flags & IBV_SEND_INLINE) {
 		if (!may_inline)
 			return EINVAL;
-		return vrdma_copy_inline(qp, wqe, wr->sg_list, wr->num_sge);
+		return vru_copy_inline(qp, wqe, wr->sg_list, wr->num_sge);
 	}
-	err = vrdma_copy_sges(qp, (struct virtio_rdma_sge *)(wqe + 1),
-			      wr->sg_list, wr->num_sge, qp->max_send_sge);
+	err = vru_copy_sges(qp, (struct virtio_rdma_sge *)(wqe + 1),
+			    wr->sg_list, wr->num_sge, qp->max_send_sge);
 	if (err)
 		return err;
 	wqe->num_sge = wr->num_sge;
 	return 0;
 }
 
-int vrdma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
-		    struct ibv_send_wr **bad_wr)
+int vru_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr)
 {
-	struct vrdma_qp *qp = to_vqp(ibqp);
-	struct vrdma_uring *r = &qp->sq;
+	struct vru_qp *qp = to_vqp(ibqp);
+	struct vru_uring *r = &qp->sq;
 	bool doorbell = false;
 	int err = 0;
 	uint32_t old;
 
-	if (!vrdma_can_send(qp)) {
+	if (!vru_can_send(qp)) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
 	pthread_spin_lock(&qp->sq_lock);
 	old = r->head;
 	for (; wr; wr = wr->next) {
-		if (vrdma_ring_full(r)) {
+		if (vru_ring_full(r)) {
 			err = ENOMEM;
 			break;
 		}
-		err = vrdma_build_send(qp, wr, uring_entry(r, r->head));
+		err = vru_build_send(qp, wr, uring_entry(r, r->head));
 		if (err)
 			break;
 		r->head++;
 	}
 	if (r->head != old)
-		doorbell = vrdma_ring_publish(r, old);
+		doorbell = vru_ring_publish(r, old);
 	pthread_spin_unlock(&qp->sq_lock);
 	if (doorbell)
-		vrdma_sq_doorbell(qp);
+		vru_sq_doorbell(qp);
 	if (err)
 		*bad_wr = wr;
 	return err;
 }
 
-int vrdma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
-		    struct ibv_recv_wr **bad_wr)
+int vru_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		  struct ibv_recv_wr **bad_wr)
 {
-	struct vrdma_qp *qp = to_vqp(ibqp);
-	struct vrdma_uring *r = &qp->rq;
+	struct vru_qp *qp = to_vqp(ibqp);
+	struct vru_uring *r = &qp->rq;
 	struct virtio_rdma_rq_wqe *wqe;
 	bool doorbell = false;
 	int err = 0;
 	uint32_t old;
 
-	if (!r->buf || !vrdma_can_recv(qp)) {
+	if (!r->buf || !vru_can_recv(qp)) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
 	pthread_spin_lock(&qp->rq_lock);
 	old = r->head;
 	for (; wr; wr = wr->next) {
-		if (vrdma_ring_full(r)) {
+		if (vru_ring_full(r)) {
 			err = ENOMEM;
 			break;
 		}
 		wqe = uring_entry(r, r->head);
 		memset(wqe, 0, sizeof(*wqe));
-		err = vrdma_copy_sges(qp, (struct virtio_rdma_sge *)(wqe + 1),
-				      wr->sg_list, wr->num_sge,
-				      qp->max_recv_sge);
+		err = vru_copy_sges(qp, (struct virtio_rdma_sge *)(wqe + 1),
+				    wr->sg_list, wr->num_sge,
+				    qp->max_recv_sge);
 		if (err)
 			break;
 		wqe->wr_id = htole64(wr->wr_id);
@@ -551,10 +551,10 @@ int vrdma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		r->head++;
 	}
 	if (r->head != old)
-		doorbell = vrdma_ring_publish(r, old);
+		doorbell = vru_ring_publish(r, old);
 	pthread_spin_unlock(&qp->rq_lock);
 	if (doorbell)
-		vrdma_rq_doorbell(qp);
+		vru_rq_doorbell(qp);
 	if (err)
 		*bad_wr = wr;
 	return err;
@@ -562,18 +562,18 @@ int vrdma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 
 /* ------------------------------------------------ ibv_qp_ex (ibv_wr_*) -- */
 
-static struct virtio_rdma_sq_wqe *vrdma_wr_next(struct ibv_qp_ex *ibqp,
-						uint8_t opcode)
+static struct virtio_rdma_sq_wqe *vru_wr_next(struct ibv_qp_ex *ibqp,
+					      uint8_t opcode)
 {
-	struct vrdma_qp *qp = qpex_to_vqp(ibqp);
+	struct vru_qp *qp = qpex_to_vqp(ibqp);
 	struct virtio_rdma_sq_wqe *wqe;
 
 	qp->wr_cur = NULL;
 	if (qp->wr_err)
 		return NULL;
-	if (vrdma_ring_full(&qp->sq) ||
-	    (ibqp->wr_flags & ~(unsigned int)VRDMA_SEND_FLAGS)) {
-		qp->wr_err = vrdma_ring_full(&qp->sq) ? ENOMEM : EINVAL;
+	if (vru_ring_full(&qp->sq) ||
+	    (ibqp->wr_flags & ~(unsigned int)VRU_SEND_FLAGS)) {
+		qp->wr_err = vru_ring_full(&qp->sq) ? ENOMEM : EINVAL;
 		return NULL;
 	}
 	wqe = uring_entry(&qp->sq, qp->sq.head);
@@ -586,10 +586,10 @@ static struct virtio_rdma_sq_wqe *vrdma_wr_next(struct ibv_qp_ex *ibqp,
 	return wqe;
 }
 
-static void vrdma_wr_rdma(struct ibv_qp_ex *ibqp, uint8_t op, uint32_t rkey,
-			  uint64_t addr, __be32 imm)
+static void vru_wr_rdma(struct ibv_qp_ex *ibqp, uint8_t op, uint32_t rkey,
+			uint64_t addr, __be32 imm)
 {
-	struct virtio_rdma_sq_wqe *wqe = vrdma_wr_next(ibqp, op);
+	struct virtio_rdma_sq_wqe *wqe = vru_wr_next(ibqp, op);
 
 	if (!wqe)
 		return;
@@ -598,29 +598,29 @@ static void vrdma_wr_rdma(struct ibv_qp_ex *ibqp, uint8_t op, uint32_t rkey,
 	wqe->ex.imm_data = imm;
 }
 
-static void vrdma_wr_rdma_write(struct ibv_qp_ex *ibqp, uint32_t rkey,
-				uint64_t addr)
+static void vru_wr_rdma_write(struct ibv_qp_ex *ibqp, uint32_t rkey,
+			      uint64_t addr)
 {
-	vrdma_wr_rdma(ibqp, IBV_WR_RDMA_WRITE, rkey, addr, 0);
+	vru_wr_rdma(ibqp, IBV_WR_RDMA_WRITE, rkey, addr, 0);
 }
 
-static void vrdma_wr_rdma_write_imm(struct ibv_qp_ex *ibqp, uint32_t rkey,
-				    uint64_t addr, __be32 imm)
+static void vru_wr_rdma_write_imm(struct ibv_qp_ex *ibqp, uint32_t rkey,
+				  uint64_t addr, __be32 imm)
 {
-	vrdma_wr_rdma(ibqp, IBV_WR_RDMA_WRITE_WITH_IMM, rkey, addr, imm);
+	vru_wr_rdma(ibqp, IBV_WR_RDMA_WRITE_WITH_IMM, rkey, addr, imm);
 }
 
-static void vrdma_wr_rdma_read(struct ibv_qp_ex *ibqp, uint32_t rkey,
-			       uint64_t addr)
+static void vru_wr_rdma_read(struct ibv_qp_ex *ibqp, uint32_t rkey,
+			     uint64_t addr)
 {
-	vrdma_wr_rdma(ibqp, IBV_WR_RDMA_READ, rkey, addr, 0);
+	vru_wr_rdma(ibqp, IBV_WR_RDMA_READ, rkey, addr, 0);
 }
 
-static void vrdma_wr_atomic(struct ibv_qp_ex *ibqp, uint8_t op,
-			    uint32_t rkey, uint64_t addr, uint64_t cmp_add,
-			    uint64_t swap)
+static void vru_wr_atomic(struct ibv_qp_ex *ibqp, uint8_t op,
+			  uint32_t rkey, uint64_t addr, uint64_t cmp_add,
+			  uint64_t swap)
 {
-	struct virtio_rdma_sq_wqe *wqe = vrdma_wr_next(ibqp, op);
+	struct virtio_rdma_sq_wqe *wqe = vru_wr_next(ibqp, op);
 
 	if (!wqe)
 		return;
@@ -630,54 +630,54 @@ static void vrdma_wr_atomic(struct ibv_qp_ex *ibqp, uint8_t op,
 	wqe->wr.atomic.rkey = htole32(rkey);
 }
 
-static void vrdma_wr_atomic_cmp_swp(struct ibv_qp_ex *ibqp, uint32_t rkey,
-				    uint64_t addr, uint64_t compare,
-				    uint64_t swap)
+static void vru_wr_atomic_cmp_swp(struct ibv_qp_ex *ibqp, uint32_t rkey,
+				  uint64_t addr, uint64_t compare,
+				  uint64_t swap)
 {
-	vrdma_wr_atomic(ibqp, IBV_WR_ATOMIC_CMP_AND_SWP, rkey, addr, compare,
-			swap);
+	vru_wr_atomic(ibqp, IBV_WR_ATOMIC_CMP_AND_SWP, rkey, addr, compare,
+		      swap);
 }
 
-static void vrdma_wr_atomic_fetch_add(struct ibv_qp_ex *ibqp, uint32_t rkey,
-				      uint64_t addr, uint64_t add)
+static void vru_wr_atomic_fetch_add(struct ibv_qp_ex *ibqp, uint32_t rkey,
+				    uint64_t addr, uint64_t add)
 {
-	vrdma_wr_atomic(ibqp, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, addr, add, 0);
+	vru_wr_atomic(ibqp, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, addr, add, 0);
 }
 
-static void vrdma_wr_send(struct ibv_qp_ex *ibqp)
+static void vru_wr_send(struct ibv_qp_ex *ibqp)
 {
-	vrdma_wr_next(ibqp, IBV_WR_SEND);
+	vru_wr_next(ibqp, IBV_WR_SEND);
 }
 
-static void vrdma_wr_send_imm(struct ibv_qp_ex *ibqp, __be32 imm)
+static void vru_wr_send_imm(struct ibv_qp_ex *ibqp, __be32 imm)
 {
 	struct virtio_rdma_sq_wqe *wqe;
 
-	wqe = vrdma_wr_next(ibqp, IBV_WR_SEND_WITH_IMM);
+	wqe = vru_wr_next(ibqp, IBV_WR_SEND_WITH_IMM);
 	if (wqe)
 		wqe->ex.imm_data = imm;
 }
 
-static void vrdma_wr_send_inv(struct ibv_qp_ex *ibqp, uint32_t rkey)
+static void vru_wr_send_inv(struct ibv_qp_ex *ibqp, uint32_t rkey)
 {
 	struct virtio_rdma_sq_wqe *wqe;
 
-	wqe = vrdma_wr_next(ibqp, IBV_WR_SEND_WITH_INV);
+	wqe = vru_wr_next(ibqp, IBV_WR_SEND_WITH_INV);
 	if (wqe)
 		wqe->ex.invalidate_rkey = htole32(rkey);
 }
 
-static void vrdma_wr_local_inv(struct ibv_qp_ex *ibqp, uint32_t rkey)
+static void vru_wr_local_inv(struct ibv_qp_ex *ibqp, uint32_t rkey)
 {
 	struct virtio_rdma_sq_wqe *wqe;
 
-	wqe = vrdma_wr_next(ibqp, IBV_WR_LOCAL_INV);
+	wqe = vru_wr_next(ibqp, IBV_WR_LOCAL_INV);
 	if (wqe)
 		wqe->ex.invalidate_rkey = htole32(rkey);
 }
 
-static void vrdma_wr_set_ud_addr(struct ibv_qp_ex *ibqp, struct ibv_ah *ah,
-				 uint32_t remote_qpn, uint32_t remote_qkey)
+static void vru_wr_set_ud_addr(struct ibv_qp_ex *ibqp, struct ibv_ah *ah,
+			       uint32_t remote_qpn, uint32_t remote_qkey)
 {
 	struct virtio_rdma_sq_wqe *wqe = qpex_to_vqp(ibqp)->wr_cur;
 
@@ -688,10 +688,10 @@ static void vrdma_wr_set_ud_addr(struct ibv_qp_ex *ibqp, struct ibv_ah *ah,
 	wqe->wr.ud.remote_qkey = htole32(remote_qkey);
 }
 
-static void vrdma_wr_set_sge_list(struct ibv_qp_ex *ibqp, size_t num,
-				  const struct ibv_sge *sg)
+static void vru_wr_set_sge_list(struct ibv_qp_ex *ibqp, size_t num,
+				const struct ibv_sge *sg)
 {
-	struct vrdma_qp *qp = qpex_to_vqp(ibqp);
+	struct vru_qp *qp = qpex_to_vqp(ibqp);
 	struct virtio_rdma_sq_wqe *wqe = qp->wr_cur;
 
 	if (!wqe)
@@ -700,22 +700,22 @@ static void vrdma_wr_set_sge_list(struct ibv_qp_ex *ibqp, size_t num,
 		qp->wr_err = EINVAL;
 		return;
 	}
-	vrdma_copy_sges(qp, (struct virtio_rdma_sge *)(wqe + 1), sg, num, num);
+	vru_copy_sges(qp, (struct virtio_rdma_sge *)(wqe + 1), sg, num, num);
 	wqe->num_sge = num;
 }
 
-static void vrdma_wr_set_sge(struct ibv_qp_ex *ibqp, uint32_t lkey,
-			     uint64_t addr, uint32_t length)
+static void vru_wr_set_sge(struct ibv_qp_ex *ibqp, uint32_t lkey,
+			   uint64_t addr, uint32_t length)
 {
 	struct ibv_sge sg = { .addr = addr, .length = length, .lkey = lkey };
 
-	vrdma_wr_set_sge_list(ibqp, 1, &sg);
+	vru_wr_set_sge_list(ibqp, 1, &sg);
 }
 
-static void vrdma_wr_set_inline_data_list(struct ibv_qp_ex *ibqp, size_t num,
-					  const struct ibv_data_buf *buf)
+static void vru_wr_set_inline_data_list(struct ibv_qp_ex *ibqp, size_t num,
+					const struct ibv_data_buf *buf)
 {
-	struct vrdma_qp *qp = qpex_to_vqp(ibqp);
+	struct vru_qp *qp = qpex_to_vqp(ibqp);
 	struct virtio_rdma_sq_wqe *wqe = qp->wr_cur;
 	uint8_t *dst;
 	size_t total = 0, i;
@@ -742,80 +742,80 @@ static void vrdma_wr_set_inline_data_list(struct ibv_qp_ex *ibqp, size_t num,
 	wqe->length = htole32(total);
 }
 
-static void vrdma_wr_set_inline_data(struct ibv_qp_ex *ibqp, void *addr,
-				     size_t length)
+static void vru_wr_set_inline_data(struct ibv_qp_ex *ibqp, void *addr,
+				   size_t length)
 {
 	struct ibv_data_buf buf = { .addr = addr, .length = length };
 
-	vrdma_wr_set_inline_data_list(ibqp, 1, &buf);
+	vru_wr_set_inline_data_list(ibqp, 1, &buf);
 }
 
-static void vrdma_wr_start(struct ibv_qp_ex *ibqp)
+static void vru_wr_start(struct ibv_qp_ex *ibqp)
 {
-	struct vrdma_qp *qp = qpex_to_vqp(ibqp);
+	struct vru_qp *qp = qpex_to_vqp(ibqp);
 
 	pthread_spin_lock(&qp->sq_lock);
 	qp->wr_old = qp->sq.head;
-	qp->wr_err = vrdma_can_send(qp) ? 0 : EINVAL;
+	qp->wr_err = vru_can_send(qp) ? 0 : EINVAL;
 	qp->wr_cur = NULL;
 }
 
-static int vrdma_wr_complete(struct ibv_qp_ex *ibqp)
+static int vru_wr_complete(struct ibv_qp_ex *ibqp)
 {
-	struct vrdma_qp *qp = qpex_to_vqp(ibqp);
+	struct vru_qp *qp = qpex_to_vqp(ibqp);
 	bool doorbell = false;
 	int err = qp->wr_err;
 
 	if (err)
 		qp->sq.head = qp->wr_old;
 	else if (qp->sq.head != qp->wr_old)
-		doorbell = vrdma_ring_publish(&qp->sq, qp->wr_old);
+		doorbell = vru_ring_publish(&qp->sq, qp->wr_old);
 	qp->wr_cur = NULL;
 	pthread_spin_unlock(&qp->sq_lock);
 	if (doorbell)
-		vrdma_sq_doorbell(qp);
+		vru_sq_doorbell(qp);
 	return err;
 }
 
-static void vrdma_wr_abort(struct ibv_qp_ex *ibqp)
+static void vru_wr_abort(struct ibv_qp_ex *ibqp)
 {
-	struct vrdma_qp *qp = qpex_to_vqp(ibqp);
+	struct vru_qp *qp = qpex_to_vqp(ibqp);
 
 	qp->sq.head = qp->wr_old;
 	qp->wr_cur = NULL;
 	pthread_spin_unlock(&qp->sq_lock);
 }
 
-void vrdma_qp_ex_init(struct vrdma_qp *qp, uint64_t ops)
+void vru_qp_ex_init(struct vru_qp *qp, uint64_t ops)
 {
 	struct ibv_qp_ex *q = &qp->vqp.qp_ex;
 
 	qp->vqp.comp_mask |= VERBS_QP_EX;
-	q->wr_start = vrdma_wr_start;
-	q->wr_complete = vrdma_wr_complete;
-	q->wr_abort = vrdma_wr_abort;
-	q->wr_set_sge = vrdma_wr_set_sge;
-	q->wr_set_sge_list = vrdma_wr_set_sge_list;
-	q->wr_set_inline_data = vrdma_wr_set_inline_data;
-	q->wr_set_inline_data_list = vrdma_wr_set_inline_data_list;
-	if (vrdma_is_ud(qp))
-		q->wr_set_ud_addr = vrdma_wr_set_ud_addr;
+	q->wr_start = vru_wr_start;
+	q->wr_complete = vru_wr_complete;
+	q->wr_abort = vru_wr_abort;
+	q->wr_set_sge = vru_wr_set_sge;
+	q->wr_set_sge_list = vru_wr_set_sge_list;
+	q->wr_set_inline_data = vru_wr_set_inline_data;
+	q->wr_set_inline_data_list = vru_wr_set_inline_data_list;
+	if (vru_is_ud(qp))
+		q->wr_set_ud_addr = vru_wr_set_ud_addr;
 	if (ops & IBV_QP_EX_WITH_RDMA_WRITE)
-		q->wr_rdma_write = vrdma_wr_rdma_write;
+		q->wr_rdma_write = vru_wr_rdma_write;
 	if (ops & IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
-		q->wr_rdma_write_imm = vrdma_wr_rdma_write_imm;
+		q->wr_rdma_write_imm = vru_wr_rdma_write_imm;
 	if (ops & IBV_QP_EX_WITH_RDMA_READ)
-		q->wr_rdma_read = vrdma_wr_rdma_read;
+		q->wr_rdma_read = vru_wr_rdma_read;
 	if (ops & IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP)
-		q->wr_atomic_cmp_swp = vrdma_wr_atomic_cmp_swp;
+		q->wr_atomic_cmp_swp = vru_wr_atomic_cmp_swp;
 	if (ops & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
-		q->wr_atomic_fetch_add = vrdma_wr_atomic_fetch_add;
+		q->wr_atomic_fetch_add = vru_wr_atomic_fetch_add;
 	if (ops & IBV_QP_EX_WITH_SEND)
-		q->wr_send = vrdma_wr_send;
+		q->wr_send = vru_wr_send;
 	if (ops & IBV_QP_EX_WITH_SEND_WITH_IMM)
-		q->wr_send_imm = vrdma_wr_send_imm;
+		q->wr_send_imm = vru_wr_send_imm;
 	if (ops & IBV_QP_EX_WITH_SEND_WITH_INV)
-		q->wr_send_inv = vrdma_wr_send_inv;
+		q->wr_send_inv = vru_wr_send_inv;
 	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
-		q->wr_local_inv = vrdma_wr_local_inv;
+		q->wr_local_inv = vru_wr_local_inv;
 }

@@ -11,62 +11,62 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "virtio_rdma.h"
+#include "vru.h"
 
-struct vrdma_get_context_cmd {
+struct vru_get_context_cmd {
 	struct ibv_get_context ibv_cmd;
 	struct virtio_rdma_uverbs_alloc_ucontext_req drv;
 };
 
-struct vrdma_get_context_resp {
+struct vru_get_context_resp {
 	struct ib_uverbs_get_context_resp ibv_resp;
 	struct virtio_rdma_uverbs_alloc_ucontext_resp drv;
 };
 
-struct vrdma_create_cq_cmd {
+struct vru_create_cq_cmd {
 	struct ibv_create_cq ibv_cmd;
 	struct virtio_rdma_uverbs_create_cq_req drv;
 };
 
-struct vrdma_create_cq_resp {
+struct vru_create_cq_resp {
 	struct ib_uverbs_create_cq_resp ibv_resp;
 	struct virtio_rdma_uverbs_create_cq_resp drv;
 };
 
-struct vrdma_create_cq_ex_cmd {
+struct vru_create_cq_ex_cmd {
 	struct ibv_create_cq_ex ibv_cmd;
 	struct virtio_rdma_uverbs_create_cq_req drv;
 };
 
-struct vrdma_create_cq_ex_resp {
+struct vru_create_cq_ex_resp {
 	struct ib_uverbs_ex_create_cq_resp ibv_resp;
 	struct virtio_rdma_uverbs_create_cq_resp drv;
 };
 
-struct vrdma_create_qp_ex_cmd {
+struct vru_create_qp_ex_cmd {
 	struct ibv_create_qp_ex ibv_cmd;
 	struct virtio_rdma_uverbs_create_qp_req drv;
 };
 
-struct vrdma_create_qp_ex_resp {
+struct vru_create_qp_ex_resp {
 	struct ib_uverbs_ex_create_qp_resp ibv_resp;
 	struct virtio_rdma_uverbs_create_qp_resp drv;
 };
 
-_Static_assert(offsetof(struct vrdma_context, vctx) == 0, "");
-_Static_assert(offsetof(struct vrdma_get_context_cmd, drv) == 16, "");
-_Static_assert(offsetof(struct vrdma_get_context_resp, drv) == 8, "");
-_Static_assert(offsetof(struct vrdma_create_cq_cmd, drv) == 40, "");
-_Static_assert(offsetof(struct vrdma_create_cq_resp, drv) == 8, "");
-_Static_assert(offsetof(struct vrdma_create_cq_ex_cmd, drv) == 56, "");
-_Static_assert(offsetof(struct vrdma_create_cq_ex_resp, drv) == 16, "");
-_Static_assert(offsetof(struct vrdma_create_qp_ex_cmd, drv) == 88, "");
-_Static_assert(offsetof(struct vrdma_create_qp_ex_resp, drv) == 40, "");
+_Static_assert(offsetof(struct vru_context, vctx) == 0, "");
+_Static_assert(offsetof(struct vru_get_context_cmd, drv) == 16, "");
+_Static_assert(offsetof(struct vru_get_context_resp, drv) == 8, "");
+_Static_assert(offsetof(struct vru_create_cq_cmd, drv) == 40, "");
+_Static_assert(offsetof(struct vru_create_cq_resp, drv) == 8, "");
+_Static_assert(offsetof(struct vru_create_cq_ex_cmd, drv) == 56, "");
+_Static_assert(offsetof(struct vru_create_cq_ex_resp, drv) == 16, "");
+_Static_assert(offsetof(struct vru_create_qp_ex_cmd, drv) == 88, "");
+_Static_assert(offsetof(struct vru_create_qp_ex_resp, drv) == 40, "");
 
-static int vrdma_query_device_ex(struct ibv_context *context,
-				 const struct ibv_query_device_ex_input *input,
-				 struct ibv_device_attr_ex *attr,
-				 size_t attr_size)
+static int vru_query_device_ex(struct ibv_context *context,
+			       const struct ibv_query_device_ex_input *input,
+			       struct ibv_device_attr_ex *attr,
+			       size_t attr_size)
 {
 	struct ib_uverbs_ex_query_device_resp resp;
 	size_t resp_size = sizeof(resp);
@@ -84,19 +84,19 @@ static int vrdma_query_device_ex(struct ibv_context *context,
 	return 0;
 }
 
-static int vrdma_query_port(struct ibv_context *context, uint8_t port,
-			    struct ibv_port_attr *attr)
+static int vru_query_port(struct ibv_context *context, uint8_t port,
+			  struct ibv_port_attr *attr)
 {
 	struct ibv_query_port cmd;
 
 	return ibv_cmd_query_port(context, port, attr, &cmd, sizeof(cmd));
 }
 
-static struct ibv_pd *vrdma_alloc_pd(struct ibv_context *context)
+static struct ibv_pd *vru_alloc_pd(struct ibv_context *context)
 {
 	struct ib_uverbs_alloc_pd_resp resp;
 	struct ibv_alloc_pd cmd;
-	struct vrdma_pd *pd;
+	struct vru_pd *pd;
 	int err;
 
 	pd = calloc(1, sizeof(*pd));
@@ -119,10 +119,10 @@ static struct ibv_pd *vrdma_alloc_pd(struct ibv_context *context)
  * supported.
  */
 static struct ibv_pd *
-vrdma_alloc_parent_domain(struct ibv_context *context,
-			  struct ibv_parent_domain_init_attr *attr)
+vru_alloc_parent_domain(struct ibv_context *context,
+			struct ibv_parent_domain_init_attr *attr)
 {
-	struct vrdma_pd *pd, *prot;
+	struct vru_pd *pd, *prot;
 
 	if (attr->comp_mask & ~(uint32_t)(IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
 					  IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)) {
@@ -151,9 +151,9 @@ vrdma_alloc_parent_domain(struct ibv_context *context,
 	return &pd->ibpd;
 }
 
-static int vrdma_dealloc_pd(struct ibv_pd *ibpd)
+static int vru_dealloc_pd(struct ibv_pd *ibpd)
 {
-	struct vrdma_pd *pd = to_vpd(ibpd);
+	struct vru_pd *pd = to_vpd(ibpd);
 	int err;
 
 	if (pd->protection) {
@@ -173,10 +173,10 @@ static int vrdma_dealloc_pd(struct ibv_pd *ibpd)
  * A PD imported from another context sharing the command fd: the kernel
  * has no generic query for it, so a bad handle shows at first use.
  */
-static struct ibv_pd *vrdma_import_pd(struct ibv_context *context,
-				      uint32_t pd_handle)
+static struct ibv_pd *vru_import_pd(struct ibv_context *context,
+				    uint32_t pd_handle)
 {
-	struct vrdma_pd *pd;
+	struct vru_pd *pd;
 
 	pd = calloc(1, sizeof(*pd));
 	if (!pd)
@@ -186,12 +186,12 @@ static struct ibv_pd *vrdma_import_pd(struct ibv_context *context,
 	return &pd->ibpd;
 }
 
-static void vrdma_unimport_pd(struct ibv_pd *pd)
+static void vru_unimport_pd(struct ibv_pd *pd)
 {
 	free(to_vpd(pd));
 }
 
-static struct ibv_mr *vrdma_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+static struct ibv_mr *vru_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
 {
 	struct verbs_mr *vmr;
 	int err;
@@ -208,7 +208,7 @@ static struct ibv_mr *vrdma_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
 	return &vmr->ibv_mr;
 }
 
-static void vrdma_unimport_mr(struct ibv_mr *mr)
+static void vru_unimport_mr(struct ibv_mr *mr)
 {
 	free(container_of(mr, struct verbs_mr, ibv_mr));
 }
@@ -217,7 +217,7 @@ static void vrdma_unimport_mr(struct ibv_mr *mr)
  * The device has no memory windows (VIRTIO_RDMA_F_MW is not implemented).
  * A type that is no MW type at all is still a bad argument.
  */
-static struct ibv_mw *vrdma_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+static struct ibv_mw *vru_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 {
 	(void)pd;
 	errno = type == IBV_MW_TYPE_1 || type == IBV_MW_TYPE_2 ? EOPNOTSUPP :
@@ -225,8 +225,8 @@ static struct ibv_mw *vrdma_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
 	return NULL;
 }
 
-static struct ibv_mr *vrdma_reg_mr(struct ibv_pd *pd, void *addr,
-				   size_t length, uint64_t hca_va, int access)
+static struct ibv_mr *vru_reg_mr(struct ibv_pd *pd, void *addr,
+				 size_t length, uint64_t hca_va, int access)
 {
 	struct ib_uverbs_reg_mr_resp resp;
 	struct ibv_reg_mr cmd;
@@ -246,8 +246,8 @@ static struct ibv_mr *vrdma_reg_mr(struct ibv_pd *pd, void *addr,
 	return &vmr->ibv_mr;
 }
 
-static int vrdma_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
-			  void *addr, size_t length, int access)
+static int vru_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			void *addr, size_t length, int access)
 {
 	struct ib_uverbs_rereg_mr_resp resp;
 	struct ibv_rereg_mr cmd;
@@ -261,7 +261,7 @@ static int vrdma_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 	return err;
 }
 
-static int vrdma_dereg_mr(struct verbs_mr *vmr)
+static int vru_dereg_mr(struct verbs_mr *vmr)
 {
 	int err = ibv_cmd_dereg_mr(vmr);
 
@@ -270,9 +270,9 @@ static int vrdma_dereg_mr(struct verbs_mr *vmr)
 	return err;
 }
 
-static int vrdma_map_ring(struct ibv_context *context, struct vrdma_uring *r,
-			  uint64_t key, uint64_t size, uint32_t depth,
-			  uint32_t shift)
+static int vru_map_ring(struct ibv_context *context, struct vru_uring *r,
+			uint64_t key, uint64_t size, uint32_t depth,
+			uint32_t shift)
 {
 	if (!depth || (depth & (depth - 1)) ||
 	    size < VIRTIO_RDMA_RING_CTL_SIZE + ((uint64_t)depth << shift))
@@ -290,32 +290,32 @@ static int vrdma_map_ring(struct ibv_context *context, struct vrdma_uring *r,
 	return 0;
 }
 
-static void vrdma_unmap_ring(struct vrdma_uring *r)
+static void vru_unmap_ring(struct vru_uring *r)
 {
 	if (r->buf)
 		munmap(r->buf, r->size);
 	r->buf = NULL;
 }
 
-static int vrdma_cq_setup(struct ibv_context *context, struct vrdma_cq *cq,
-			  const struct virtio_rdma_uverbs_create_cq_resp *r)
+static int vru_cq_setup(struct ibv_context *context, struct vru_cq *cq,
+			const struct virtio_rdma_uverbs_create_cq_resp *r)
 {
-	struct vrdma_context *ctx = to_vctx(context);
+	struct vru_context *ctx = to_vctx(context);
 
 	if (r->comp_mask)
 		return EPROTO;
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
-	return vrdma_map_ring(context, &cq->ring, r->ring_mmap_key,
-			      r->ring_size, r->depth, ctx->caps.cqe_shift);
+	return vru_map_ring(context, &cq->ring, r->ring_mmap_key,
+			    r->ring_size, r->depth, ctx->caps.cqe_shift);
 }
 
-static struct ibv_cq *vrdma_create_cq(struct ibv_context *context, int cqe,
-				      struct ibv_comp_channel *channel,
-				      int comp_vector)
+static struct ibv_cq *vru_create_cq(struct ibv_context *context, int cqe,
+				    struct ibv_comp_channel *channel,
+				    int comp_vector)
 {
-	struct vrdma_create_cq_cmd cmd = {};
-	struct vrdma_create_cq_resp resp = {};
-	struct vrdma_cq *cq;
+	struct vru_create_cq_cmd cmd = {};
+	struct vru_create_cq_resp resp = {};
+	struct vru_cq *cq;
 	int err;
 
 	cq = calloc(1, sizeof(*cq));
@@ -326,7 +326,7 @@ static struct ibv_cq *vrdma_create_cq(struct ibv_context *context, int cqe,
 				&resp.ibv_resp, sizeof(resp));
 	if (err)
 		goto err_free;
-	err = vrdma_cq_setup(context, cq, &resp.drv);
+	err = vru_cq_setup(context, cq, &resp.drv);
 	if (err) {
 		ibv_cmd_destroy_cq(&cq->vcq.cq);
 		goto err_free;
@@ -339,21 +339,21 @@ err_free:
 	return NULL;
 }
 
-#define VRDMA_CQ_EX_WC_FLAGS						\
+#define VRU_CQ_EX_WC_FLAGS						\
 	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |			\
 	 IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |		\
 	 IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |			\
 	 IBV_WC_EX_WITH_DLID_PATH_BITS)
 
-static struct ibv_cq_ex *vrdma_create_cq_ex(struct ibv_context *context,
-					    struct ibv_cq_init_attr_ex *attr)
+static struct ibv_cq_ex *vru_create_cq_ex(struct ibv_context *context,
+					  struct ibv_cq_init_attr_ex *attr)
 {
-	struct vrdma_create_cq_ex_cmd cmd = {};
-	struct vrdma_create_cq_ex_resp resp = {};
-	struct vrdma_cq *cq;
+	struct vru_create_cq_ex_cmd cmd = {};
+	struct vru_create_cq_ex_resp resp = {};
+	struct vru_cq *cq;
 	int err;
 
-	if (attr->wc_flags & ~(uint64_t)VRDMA_CQ_EX_WC_FLAGS ||
+	if (attr->wc_flags & ~(uint64_t)VRU_CQ_EX_WC_FLAGS ||
 	    attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS ||
 	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) && attr->flags)) {
 		errno = EOPNOTSUPP;
@@ -367,12 +367,12 @@ static struct ibv_cq_ex *vrdma_create_cq_ex(struct ibv_context *context,
 				   0);
 	if (err)
 		goto err_free;
-	err = vrdma_cq_setup(context, cq, &resp.drv);
+	err = vru_cq_setup(context, cq, &resp.drv);
 	if (err) {
 		ibv_cmd_destroy_cq(&cq->vcq.cq);
 		goto err_free;
 	}
-	vrdma_cq_ex_init(cq, attr->wc_flags);
+	vru_cq_ex_init(cq, attr->wc_flags);
 	return &cq->vcq.cq_ex;
 
 err_free:
@@ -381,34 +381,34 @@ err_free:
 	return NULL;
 }
 
-static int vrdma_destroy_cq(struct ibv_cq *ibcq)
+static int vru_destroy_cq(struct ibv_cq *ibcq)
 {
-	struct vrdma_cq *cq = to_vcq(ibcq);
+	struct vru_cq *cq = to_vcq(ibcq);
 	int err;
 
 	err = ibv_cmd_destroy_cq(ibcq);
 	if (err)
 		return err;
-	vrdma_unmap_ring(&cq->ring);
+	vru_unmap_ring(&cq->ring);
 	pthread_spin_destroy(&cq->lock);
 	free(cq);
 	return 0;
 }
 
-#define VRDMA_SEND_OPS							\
+#define VRU_SEND_OPS							\
 	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
 	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |		\
 	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
 	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV | \
 	 IBV_QP_EX_WITH_SEND_WITH_INV)
 
-static struct ibv_qp *vrdma_create_qp_ex(struct ibv_context *context,
-					 struct ibv_qp_init_attr_ex *attr)
+static struct ibv_qp *vru_create_qp_ex(struct ibv_context *context,
+				       struct ibv_qp_init_attr_ex *attr)
 {
-	struct vrdma_create_qp_ex_cmd cmd = {};
-	struct vrdma_create_qp_ex_resp resp = {};
+	struct vru_create_qp_ex_cmd cmd = {};
+	struct vru_create_qp_ex_resp resp = {};
 	struct virtio_rdma_uverbs_create_qp_resp *r = &resp.drv;
-	struct vrdma_qp *qp;
+	struct vru_qp *qp;
 	int err;
 
 	/* No creation flag is supported, but an empty set is no request. */
@@ -420,7 +420,7 @@ static struct ibv_qp *vrdma_create_qp_ex(struct ibv_context *context,
 	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
 	     attr->create_flags) ||
 	    ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
-	     (attr->send_ops_flags & ~(uint64_t)VRDMA_SEND_OPS))) {
+	     (attr->send_ops_flags & ~(uint64_t)VRU_SEND_OPS))) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -437,14 +437,14 @@ static struct ibv_qp *vrdma_create_qp_ex(struct ibv_context *context,
 	}
 	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
-	err = vrdma_map_ring(context, &qp->sq, r->sq_mmap_key, r->sq_ring_size,
-			     r->sq_depth, r->sq_wqe_shift + 6);
+	err = vru_map_ring(context, &qp->sq, r->sq_mmap_key, r->sq_ring_size,
+			   r->sq_depth, r->sq_wqe_shift + 6);
 	if (err)
 		goto err_destroy;
 	if (r->rq_depth) {
-		err = vrdma_map_ring(context, &qp->rq, r->rq_mmap_key,
-				     r->rq_ring_size, r->rq_depth,
-				     r->rq_wqe_shift + 4);
+		err = vru_map_ring(context, &qp->rq, r->rq_mmap_key,
+				   r->rq_ring_size, r->rq_depth,
+				   r->rq_wqe_shift + 4);
 		if (err)
 			goto err_unmap;
 	}
@@ -457,11 +457,11 @@ static struct ibv_qp *vrdma_create_qp_ex(struct ibv_context *context,
 	attr->cap.max_recv_sge = r->max_recv_sge;
 	attr->cap.max_inline_data = r->max_inline_data;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
-		vrdma_qp_ex_init(qp, attr->send_ops_flags);
+		vru_qp_ex_init(qp, attr->send_ops_flags);
 	return &qp->vqp.qp;
 
 err_unmap:
-	vrdma_unmap_ring(&qp->sq);
+	vru_unmap_ring(&qp->sq);
 err_destroy:
 	ibv_cmd_destroy_qp(&qp->vqp.qp);
 err_free:
@@ -470,8 +470,8 @@ err_free:
 	return NULL;
 }
 
-static struct ibv_qp *vrdma_create_qp(struct ibv_pd *pd,
-				      struct ibv_qp_init_attr *attr)
+static struct ibv_qp *vru_create_qp(struct ibv_pd *pd,
+				    struct ibv_qp_init_attr *attr)
 {
 	struct ibv_qp_init_attr_ex ex = {
 		.qp_context = attr->qp_context,
@@ -486,50 +486,50 @@ static struct ibv_qp *vrdma_create_qp(struct ibv_pd *pd,
 	};
 	struct ibv_qp *qp;
 
-	qp = vrdma_create_qp_ex(pd->context, &ex);
+	qp = vru_create_qp_ex(pd->context, &ex);
 	if (qp)
 		attr->cap = ex.cap;
 	return qp;
 }
 
-static void vrdma_qp_clean_cqs(struct ibv_qp *qp)
+static void vru_qp_clean_cqs(struct ibv_qp *qp)
 {
-	vrdma_cq_clean(to_vcq(qp->send_cq), qp->qp_num);
+	vru_cq_clean(to_vcq(qp->send_cq), qp->qp_num);
 	if (qp->recv_cq && qp->recv_cq != qp->send_cq)
-		vrdma_cq_clean(to_vcq(qp->recv_cq), qp->qp_num);
+		vru_cq_clean(to_vcq(qp->recv_cq), qp->qp_num);
 }
 
-static int vrdma_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
-			   int mask)
+static int vru_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			 int mask)
 {
 	struct ibv_modify_qp cmd = {};
 	int err;
 
 	err = ibv_cmd_modify_qp(qp, attr, mask, &cmd, sizeof(cmd));
 	if (!err && (mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET)
-		vrdma_qp_clean_cqs(qp);
+		vru_qp_clean_cqs(qp);
 	return err;
 }
 
-static int vrdma_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
-			  int mask, struct ibv_qp_init_attr *init)
+static int vru_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			int mask, struct ibv_qp_init_attr *init)
 {
 	struct ibv_query_qp cmd;
 
 	return ibv_cmd_query_qp(qp, attr, mask, init, &cmd, sizeof(cmd));
 }
 
-static int vrdma_destroy_qp(struct ibv_qp *ibqp)
+static int vru_destroy_qp(struct ibv_qp *ibqp)
 {
-	struct vrdma_qp *qp = to_vqp(ibqp);
+	struct vru_qp *qp = to_vqp(ibqp);
 	int err;
 
 	err = ibv_cmd_destroy_qp(ibqp);
 	if (err)
 		return err;
-	vrdma_qp_clean_cqs(ibqp);
-	vrdma_unmap_ring(&qp->sq);
-	vrdma_unmap_ring(&qp->rq);
+	vru_qp_clean_cqs(ibqp);
+	vru_unmap_ring(&qp->sq);
+	vru_unmap_ring(&qp->rq);
 	pthread_spin_destroy(&qp->sq_lock);
 	pthread_spin_destroy(&qp->rq_lock);
 	free(qp);
@@ -547,13 +547,13 @@ static bool gid_is_v4mapped(const union ibv_gid *g)
  * The device keeps no AH objects: a UD WQE carries the whole address
  * vector, so an AH is resolved here once and lives in user memory only.
  */
-static struct ibv_ah *vrdma_create_ah(struct ibv_pd *pd,
-				      struct ibv_ah_attr *attr)
+static struct ibv_ah *vru_create_ah(struct ibv_pd *pd,
+				    struct ibv_ah_attr *attr)
 {
 	struct ibv_context *context = pd->context;
 	enum ibv_gid_type_sysfs type;
 	union ibv_gid sgid;
-	struct vrdma_ah *ah;
+	struct vru_ah *ah;
 	uint16_t vid;
 	bool v4;
 
@@ -593,60 +593,60 @@ static struct ibv_ah *vrdma_create_ah(struct ibv_pd *pd,
 	return &ah->ibah;
 }
 
-static int vrdma_destroy_ah(struct ibv_ah *ah)
+static int vru_destroy_ah(struct ibv_ah *ah)
 {
 	free(to_vah(ah));
 	return 0;
 }
 
-static void vrdma_free_context(struct ibv_context *ibctx)
+static void vru_free_context(struct ibv_context *ibctx)
 {
-	struct vrdma_context *ctx = to_vctx(ibctx);
+	struct vru_context *ctx = to_vctx(ibctx);
 
 	verbs_uninit_context(&ctx->vctx);
 	free(ctx);
 }
 
-static const struct verbs_context_ops vrdma_ctx_ops = {
-	.alloc_mw = vrdma_alloc_mw,
-	.alloc_parent_domain = vrdma_alloc_parent_domain,
-	.alloc_pd = vrdma_alloc_pd,
+static const struct verbs_context_ops vru_ctx_ops = {
+	.alloc_mw = vru_alloc_mw,
+	.alloc_parent_domain = vru_alloc_parent_domain,
+	.alloc_pd = vru_alloc_pd,
 	.attach_mcast = ibv_cmd_attach_mcast,
-	.create_ah = vrdma_create_ah,
-	.create_cq = vrdma_create_cq,
-	.create_cq_ex = vrdma_create_cq_ex,
-	.create_qp = vrdma_create_qp,
-	.create_qp_ex = vrdma_create_qp_ex,
-	.dealloc_pd = vrdma_dealloc_pd,
-	.dereg_mr = vrdma_dereg_mr,
-	.destroy_ah = vrdma_destroy_ah,
-	.destroy_cq = vrdma_destroy_cq,
-	.destroy_qp = vrdma_destroy_qp,
+	.create_ah = vru_create_ah,
+	.create_cq = vru_create_cq,
+	.create_cq_ex = vru_create_cq_ex,
+	.create_qp = vru_create_qp,
+	.create_qp_ex = vru_create_qp_ex,
+	.dealloc_pd = vru_dealloc_pd,
+	.dereg_mr = vru_dereg_mr,
+	.destroy_ah = vru_destroy_ah,
+	.destroy_cq = vru_destroy_cq,
+	.destroy_qp = vru_destroy_qp,
 	.detach_mcast = ibv_cmd_detach_mcast,
-	.free_context = vrdma_free_context,
-	.import_mr = vrdma_import_mr,
-	.import_pd = vrdma_import_pd,
-	.modify_qp = vrdma_modify_qp,
-	.poll_cq = vrdma_poll_cq,
-	.post_recv = vrdma_post_recv,
-	.post_send = vrdma_post_send,
-	.query_device_ex = vrdma_query_device_ex,
-	.query_port = vrdma_query_port,
-	.query_qp = vrdma_query_qp,
-	.reg_mr = vrdma_reg_mr,
-	.rereg_mr = vrdma_rereg_mr,
-	.req_notify_cq = vrdma_req_notify_cq,
-	.unimport_mr = vrdma_unimport_mr,
-	.unimport_pd = vrdma_unimport_pd,
+	.free_context = vru_free_context,
+	.import_mr = vru_import_mr,
+	.import_pd = vru_import_pd,
+	.modify_qp = vru_modify_qp,
+	.poll_cq = vru_poll_cq,
+	.post_recv = vru_post_recv,
+	.post_send = vru_post_send,
+	.query_device_ex = vru_query_device_ex,
+	.query_port = vru_query_port,
+	.query_qp = vru_query_qp,
+	.reg_mr = vru_reg_mr,
+	.rereg_mr = vru_rereg_mr,
+	.req_notify_cq = vru_req_notify_cq,
+	.unimport_mr = vru_unimport_mr,
+	.unimport_pd = vru_unimport_pd,
 };
 
-static struct verbs_context *vrdma_alloc_context(struct ibv_device *ibdev,
-						 int cmd_fd,
-						 void *private_data)
+static struct verbs_context *vru_alloc_context(struct ibv_device *ibdev,
+					       int cmd_fd,
+					       void *private_data)
 {
-	struct vrdma_get_context_cmd cmd = {};
-	struct vrdma_get_context_resp resp = {};
-	struct vrdma_context *ctx;
+	struct vru_get_context_cmd cmd = {};
+	struct vru_get_context_resp resp = {};
+	struct vru_context *ctx;
 
 	(void)private_data;
 	/* The 4th argument is the offset of vctx in ctx: 0. */
@@ -663,7 +663,7 @@ static struct verbs_context *vrdma_alloc_context(struct ibv_device *ibdev,
 		goto err;
 	}
 	ctx->caps = resp.drv;
-	verbs_set_ops(&ctx->vctx, &vrdma_ctx_ops);
+	verbs_set_ops(&ctx->vctx, &vru_ctx_ops);
 	return &ctx->vctx;
 
 err:
@@ -679,10 +679,10 @@ err:
  * which the ABI version fixes; the per-queue geometry comes with each
  * create_cq/create_qp answer.
  */
-static struct verbs_context *vrdma_import_context(struct ibv_device *ibdev,
-						  int cmd_fd)
+static struct verbs_context *vru_import_context(struct ibv_device *ibdev,
+						int cmd_fd)
 {
-	struct vrdma_context *ctx;
+	struct vru_context *ctx;
 	int err;
 
 	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx), NULL,
@@ -698,13 +698,13 @@ static struct verbs_context *vrdma_import_context(struct ibv_device *ibdev,
 	}
 	ctx->caps.abi_version = VIRTIO_RDMA_UVERBS_ABI_VERSION;
 	ctx->caps.cqe_shift = 6;
-	verbs_set_ops(&ctx->vctx, &vrdma_ctx_ops);
+	verbs_set_ops(&ctx->vctx, &vru_ctx_ops);
 	return &ctx->vctx;
 }
 
-static struct verbs_device *vrdma_alloc_device(struct verbs_sysfs_dev *sdev)
+static struct verbs_device *vru_alloc_device(struct verbs_sysfs_dev *sdev)
 {
-	struct vrdma_device *dev;
+	struct vru_device *dev;
 
 	(void)sdev;
 	dev = calloc(1, sizeof(*dev));
@@ -713,29 +713,29 @@ static struct verbs_device *vrdma_alloc_device(struct verbs_sysfs_dev *sdev)
 	return &dev->vdev;
 }
 
-static void vrdma_uninit_device(struct verbs_device *vdev)
+static void vru_uninit_device(struct verbs_device *vdev)
 {
-	free(container_of(vdev, struct vrdma_device, vdev));
+	free(container_of(vdev, struct vru_device, vdev));
 }
 
-static const struct verbs_match_ent vrdma_match_table[] = {
+static const struct verbs_match_ent vru_match_table[] = {
 	{ .u.modalias = "rdma_device:*Nvirtio_rdma*",
 	  .kind = VERBS_MATCH_MODALIAS },
 	{}
 };
 
-static const struct verbs_device_ops vrdma_dev_ops = {
+static const struct verbs_device_ops vru_dev_ops = {
 	.name = "virtio_rdma",
 	.match_min_abi_version = VIRTIO_RDMA_UVERBS_ABI_VERSION,
 	.match_max_abi_version = VIRTIO_RDMA_UVERBS_ABI_VERSION,
-	.match_table = vrdma_match_table,
-	.alloc_context = vrdma_alloc_context,
-	.import_context = vrdma_import_context,
-	.alloc_device = vrdma_alloc_device,
-	.uninit_device = vrdma_uninit_device,
+	.match_table = vru_match_table,
+	.alloc_context = vru_alloc_context,
+	.import_context = vru_import_context,
+	.alloc_device = vru_alloc_device,
+	.uninit_device = vru_uninit_device,
 };
 
-static void __attribute__((constructor)) vrdma_register(void)
+static void __attribute__((constructor)) vru_register(void)
 {
-	verbs_register_driver_34(&vrdma_dev_ops);
+	verbs_register_driver_34(&vru_dev_ops);
 }

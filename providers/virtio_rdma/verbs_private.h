@@ -6,8 +6,8 @@
  * provider uses is typed, other slots are opaque pointers in the right order.
  * Nothing checks these layouts at run time: the static asserts below do.
  */
-#ifndef VRDMA_VERBS_PRIVATE_H
-#define VRDMA_VERBS_PRIVATE_H
+#ifndef VRU_VERBS_PRIVATE_H
+#define VRU_VERBS_PRIVATE_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -19,8 +19,8 @@
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
 
-struct vrdma_list_node {
-	struct vrdma_list_node *next, *prev;
+struct vru_list_node {
+	struct vru_list_node *next, *prev;
 };
 
 enum {
@@ -42,7 +42,7 @@ struct verbs_match_ent {
 };
 
 struct verbs_sysfs_dev {
-	struct vrdma_list_node entry;
+	struct vru_list_node entry;
 	void *provider_data;
 	const struct verbs_match_ent *match;
 	unsigned int flags;
@@ -81,7 +81,7 @@ struct verbs_device {
 	struct ibv_device device;
 	const struct verbs_device_ops *ops;
 	atomic_int refcount;
-	struct vrdma_list_node entry;
+	struct vru_list_node entry;
 	struct verbs_sysfs_dev *sysfs;
 	uint64_t core_support;
 };
@@ -223,30 +223,30 @@ struct verbs_context_ops {
 };
 
 /* Legacy command = 8-byte header + the kernel's core request. */
-#define VRDMA_CMD(name)							\
+#define VRU_CMD(name)							\
 	struct ibv_##name {						\
 		struct ib_uverbs_cmd_hdr hdr;				\
 		struct ib_uverbs_##name core;				\
 	}
 /* Extended command = 24-byte header + the kernel's core request. */
-#define VRDMA_CMD_EX(name)						\
+#define VRU_CMD_EX(name)						\
 	struct ibv_##name##_ex {					\
 		struct ib_uverbs_cmd_hdr hdr;				\
 		struct ib_uverbs_ex_cmd_hdr ex_hdr;			\
 		struct ib_uverbs_ex_##name core;			\
 	}
 
-VRDMA_CMD(get_context);
-VRDMA_CMD(query_port);
-VRDMA_CMD(alloc_pd);
-VRDMA_CMD(reg_mr);
-VRDMA_CMD(rereg_mr);
-VRDMA_CMD(create_cq);
-VRDMA_CMD(create_qp);
-VRDMA_CMD(modify_qp);
-VRDMA_CMD(query_qp);
-VRDMA_CMD_EX(create_cq);
-VRDMA_CMD_EX(create_qp);
+VRU_CMD(get_context);
+VRU_CMD(query_port);
+VRU_CMD(alloc_pd);
+VRU_CMD(reg_mr);
+VRU_CMD(rereg_mr);
+VRU_CMD(create_cq);
+VRU_CMD(create_qp);
+VRU_CMD(modify_qp);
+VRU_CMD(query_qp);
+VRU_CMD_EX(create_cq);
+VRU_CMD_EX(create_qp);
 
 /* Exported by libibverbs.so.1 under IBVERBS_PRIVATE_34. */
 void verbs_register_driver_34(const struct verbs_device_ops *ops);
@@ -366,4 +366,4 @@ _Static_assert(sizeof(struct ibv_create_cq_ex) == 56, "");
 _Static_assert(sizeof(struct ibv_create_qp_ex) == 88, "");
 #endif
 
-#endif /* VRDMA_VERBS_PRIVATE_H */
+#endif /* VRU_VERBS_PRIVATE_H */

@@ -36,7 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "virtio_rdma.h"
+#include "vru.h"
 
 #define DEPTH		16	/* SQ and RQ WRs asked for */
 #define CQ_DEPTH	128	/* room for a flush of both queues and more */
@@ -351,7 +351,7 @@ static void pair_free(struct pair *p)
 
 /* ---------------------------------------------------- rings, doorbells -- */
 
-static struct vrdma_qp *vqp(struct side *s)
+static struct vru_qp *vqp(struct side *s)
 {
 	return to_vqp(s->qp);
 }
@@ -374,7 +374,7 @@ static struct virtio_rdma_ring_ctl *cq_ctl(struct side *s)
 /* The next SQ slot, zeroed, as post_send would fill it. */
 static struct virtio_rdma_sq_wqe *sq_next(struct side *s)
 {
-	struct vrdma_uring *r = &vqp(s)->sq;
+	struct vru_uring *r = &vqp(s)->sq;
 	struct virtio_rdma_sq_wqe *w = uring_entry(r, r->head);
 
 	memset(w, 0, (size_t)1 << r->shift);
@@ -393,7 +393,7 @@ static void sq_doorbell(struct side *s)
 /* Publish the slot sq_next() returned and ring the doorbell. */
 static void sq_publish(struct side *s)
 {
-	struct vrdma_uring *r = &vqp(s)->sq;
+	struct vru_uring *r = &vqp(s)->sq;
 
 	r->head++;
 	ring_store_release(&uring_ctl(r)->prod, r->head);
@@ -402,7 +402,7 @@ static void sq_publish(struct side *s)
 
 static struct virtio_rdma_rq_wqe *rq_next(struct side *s)
 {
-	struct vrdma_uring *r = &vqp(s)->rq;
+	struct vru_uring *r = &vqp(s)->rq;
 	struct virtio_rdma_rq_wqe *w = uring_entry(r, r->head);
 
 	memset(w, 0, (size_t)1 << r->shift);
@@ -412,7 +412,7 @@ static struct virtio_rdma_rq_wqe *rq_next(struct side *s)
 /* RQ posts need no doorbell: the device reads the RQ when a SEND arrives. */
 static void rq_publish(struct side *s)
 {
-	struct vrdma_uring *r = &vqp(s)->rq;
+	struct vru_uring *r = &vqp(s)->rq;
 
 	r->head++;
 	ring_store_release(&uring_ctl(r)->prod, r->head);

@@ -4,8 +4,8 @@
  * SQ and RQ rings the kernel maps into the process (device ABI:
  * include/uapi/linux/virtio_rdma.h, Documentation/virtio-rdma-spec.rst).
  */
-#ifndef VRDMA_PROVIDER_H
-#define VRDMA_PROVIDER_H
+#ifndef VRU_PROVIDER_H
+#define VRU_PROVIDER_H
 
 #include <endian.h>
 #include <pthread.h>
@@ -18,11 +18,11 @@
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
-struct vrdma_device {
+struct vru_device {
 	struct verbs_device vdev;
 };
 
-struct vrdma_context {
+struct vru_context {
 	struct verbs_context vctx;
 	struct virtio_rdma_uverbs_alloc_ucontext_resp caps;
 };
@@ -32,15 +32,15 @@ struct vrdma_context {
  * A parent domain carries its protection domain's kernel handle, so every
  * command that takes a PD works on either.
  */
-struct vrdma_pd {
+struct vru_pd {
 	struct ibv_pd ibpd;
-	struct vrdma_pd *protection;
+	struct vru_pd *protection;
 	atomic_int refcount;		/* parent domains over this PD */
 	void *pd_context;
 };
 
 /* A ring mapped from the kernel: ring_ctl, then depth entries of 1 << shift. */
-struct vrdma_uring {
+struct vru_uring {
 	void *buf;
 	size_t size;
 	uint32_t depth;
@@ -48,22 +48,22 @@ struct vrdma_uring {
 	uint32_t head;		/* SQ/RQ: prod we own; CQ: cons we own */
 };
 
-struct vrdma_cq {
+struct vru_cq {
 	struct verbs_cq vcq;
 	pthread_spinlock_t lock;
-	struct vrdma_uring ring;
+	struct vru_uring ring;
 	uint32_t arm_sn;
 	/* ibv_cq_ex polling state */
 	const struct virtio_rdma_cqe *cur;
 	uint32_t start;
 };
 
-struct vrdma_qp {
+struct vru_qp {
 	struct verbs_qp vqp;
 	pthread_spinlock_t sq_lock;
 	pthread_spinlock_t rq_lock;
-	struct vrdma_uring sq;
-	struct vrdma_uring rq;
+	struct vru_uring sq;
+	struct vru_uring rq;
 	uint32_t max_send_sge;
 	uint32_t max_recv_sge;
 	uint32_t max_inline;
@@ -73,52 +73,52 @@ struct vrdma_qp {
 	struct virtio_rdma_sq_wqe *wr_cur;
 };
 
-struct vrdma_ah {
+struct vru_ah {
 	struct ibv_ah ibah;
 	struct virtio_rdma_av av;
 };
 
-static inline struct vrdma_context *to_vctx(struct ibv_context *c)
+static inline struct vru_context *to_vctx(struct ibv_context *c)
 {
-	return container_of(c, struct vrdma_context, vctx.context);
+	return container_of(c, struct vru_context, vctx.context);
 }
 
-static inline struct vrdma_pd *to_vpd(struct ibv_pd *pd)
+static inline struct vru_pd *to_vpd(struct ibv_pd *pd)
 {
-	return container_of(pd, struct vrdma_pd, ibpd);
+	return container_of(pd, struct vru_pd, ibpd);
 }
 
-static inline struct vrdma_cq *to_vcq(struct ibv_cq *cq)
+static inline struct vru_cq *to_vcq(struct ibv_cq *cq)
 {
-	return container_of(cq, struct vrdma_cq, vcq.cq);
+	return container_of(cq, struct vru_cq, vcq.cq);
 }
 
-static inline struct vrdma_cq *cqex_to_vcq(struct ibv_cq_ex *cq)
+static inline struct vru_cq *cqex_to_vcq(struct ibv_cq_ex *cq)
 {
-	return container_of(cq, struct vrdma_cq, vcq.cq_ex);
+	return container_of(cq, struct vru_cq, vcq.cq_ex);
 }
 
-static inline struct vrdma_qp *to_vqp(struct ibv_qp *qp)
+static inline struct vru_qp *to_vqp(struct ibv_qp *qp)
 {
-	return container_of(qp, struct vrdma_qp, vqp.qp);
+	return container_of(qp, struct vru_qp, vqp.qp);
 }
 
-static inline struct vrdma_qp *qpex_to_vqp(struct ibv_qp_ex *qp)
+static inline struct vru_qp *qpex_to_vqp(struct ibv_qp_ex *qp)
 {
-	return container_of(qp, struct vrdma_qp, vqp.qp_ex);
+	return container_of(qp, struct vru_qp, vqp.qp_ex);
 }
 
-static inline struct vrdma_ah *to_vah(struct ibv_ah *ah)
+static inline struct vru_ah *to_vah(struct ibv_ah *ah)
 {
-	return container_of(ah, struct vrdma_ah, ibah);
+	return container_of(ah, struct vru_ah, ibah);
 }
 
-static inline struct virtio_rdma_ring_ctl *uring_ctl(struct vrdma_uring *r)
+static inline struct virtio_rdma_ring_ctl *uring_ctl(struct vru_uring *r)
 {
 	return r->buf;
 }
 
-static inline void *uring_entry(struct vrdma_uring *r, uint32_t idx)
+static inline void *uring_entry(struct vru_uring *r, uint32_t idx)
 {
 	return (char *)r->buf + VIRTIO_RDMA_RING_CTL_SIZE +
 	       ((size_t)(idx & (r->depth - 1)) << r->shift);
@@ -151,14 +151,14 @@ static inline void full_barrier(void)
 }
 
 /* datapath.c */
-int vrdma_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
-int vrdma_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
-void vrdma_cq_clean(struct vrdma_cq *cq, uint32_t qpn);
-int vrdma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
-		    struct ibv_send_wr **bad_wr);
-int vrdma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
-		    struct ibv_recv_wr **bad_wr);
-void vrdma_cq_ex_init(struct vrdma_cq *cq, uint64_t wc_flags);
-void vrdma_qp_ex_init(struct vrdma_qp *qp, uint64_t send_ops_flags);
+int vru_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
+int vru_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+void vru_cq_clean(struct vru_cq *cq, uint32_t qpn);
+int vru_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr);
+int vru_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		  struct ibv_recv_wr **bad_wr);
+void vru_cq_ex_init(struct vru_cq *cq, uint64_t wc_flags);
+void vru_qp_ex_init(struct vru_qp *qp, uint64_t send_ops_flags);
 
-#endif /* VRDMA_PROVIDER_H */
+#endif /* VRU_PROVIDER_H */
