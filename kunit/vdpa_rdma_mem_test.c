@@ -6,8 +6,8 @@
  * page boundaries), SGE lists with offsets and empty SGEs, 8-byte atomics,
  * and the fast-registration state machine (REG_MR, LOCAL_INV, stale keys).
  * The device here is a bare struct with an identity IOTLB, as when bound to
- * virtio_vdpa.  Test bodies use EXPECT only: they hold dev->lock, as the
- * data path does, and must reach the unlock.
+ * virtio_vdpa.  Test bodies use EXPECT only: the helpers that take an MR's
+ * lock, as the data path does, must reach the unlock.
  */
 #include <kunit/test.h>
 #include <linux/highmem.h>
@@ -44,7 +44,6 @@ static int env_init(struct kunit *test)
 	test->priv = e;
 	e->dev = kunit_kzalloc(test, sizeof(*e->dev), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, e->dev);
-	mutex_init(&e->dev->lock);
 	spin_lock_init(&e->dev->iotlb_lock);
 	vhost_iotlb_init(&e->dev->iotlb, 16, 0);
 	KUNIT_ASSERT_EQ(test, vhost_iotlb_add_range(&e->dev->iotlb, 0,
@@ -79,6 +78,12 @@ static int env_init(struct kunit *test)
 		.valid = false, .pd = &e->pd, .max_pages = 4,
 		.page_list_addr = phys(e->pg[2]),
 	};
+	/* As ALLOC_MR does: REG_MR fills the page list in place. */
+	e->fast.pages = kvcalloc(4, sizeof(u64), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e->fast.pages);
+	spin_lock_init(&e->user.lock);
+	spin_lock_init(&e->dma.lock);
+	spin_lock_init(&e->fast.lock);
 	KUNIT_ASSERT_EQ(test, xa_err(xa_store(&e->dev->mrs, 1, &e->user,
 					      GFP_KERNEL)), 0);
 	KUNIT_ASSERT_EQ(test, xa_err(xa_store(&e->dev->mrs, 2, &e->dma,
@@ -106,19 +111,37 @@ static void env_exit(struct kunit *test)
 static int check(struct env *e, struct vdr_pd *pd, u32 key, u32 access,
 		 u64 addr, u64 len)
 {
-	int err = 0;
+	return vdr_mr_check(e->dev, pd, key, access, addr, len);
+}
 
-	if (vdr_mr_check(e->dev, pd, key, access, addr, len, &err))
-		return 0;
-	return err;
+/* vdr_mr_copy() and vdr_mr_atomic() run under the MR's lock. */
+static int copy(struct env *e, struct vdr_mr *mr, u64 addr, void *buf,
+		u32 len, enum vdr_copy_dir dir)
+{
+	int ret;
+
+	spin_lock(&mr->lock);
+	ret = vdr_mr_copy(e->dev, mr, addr, buf, len, dir);
+	spin_unlock(&mr->lock);
+	return ret;
+}
+
+static int atomic_op(struct env *e, u64 addr, enum vdr_atomic_op op,
+		     u64 compare_add, u64 swap, u64 *orig)
+{
+	int ret;
+
+	spin_lock(&e->user.lock);
+	ret = vdr_mr_atomic(e->dev, &e->user, addr, op, compare_add, swap,
+			    orig);
+	spin_unlock(&e->user.lock);
+	return ret;
 }
 
 static void key_checks(struct kunit *test)
 {
 	struct env *e = test->priv;
 	u32 lw = VIRTIO_RDMA_ACCESS_LOCAL_WRITE;
-
-	mutex_lock(&e->dev->lock);
 
 	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(1, 0x11), lw, IOVA, MR_LEN),
 			0);
@@ -151,7 +174,6 @@ static void key_checks(struct kunit *test)
 	/* A DMA MR covers every address. */
 	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(2, 0x22), lw, U64_MAX - 8,
 				    8), 0);
-	mutex_unlock(&e->dev->lock);
 }
 
 static void copy_crosses_pages(struct kunit *test)
@@ -161,29 +183,26 @@ static void copy_crosses_pages(struct kunit *test)
 	u8 *p0, *p1;
 	int i;
 
-	mutex_lock(&e->dev->lock);
-
 	for (i = 0; i < sizeof(out); i++)
 		out[i] = i ^ 0x5a;
 	/* IOVA + 0x780 is 0xf80 into the MR's first page (pg[1]). */
-	KUNIT_EXPECT_EQ(test, vdr_mr_copy(e->dev, &e->user, IOVA + 0x780,
-					  out, sizeof(out), VDR_TO_MEM), 0);
+	KUNIT_EXPECT_EQ(test, copy(e, &e->user, IOVA + 0x780,
+				   out, sizeof(out), VDR_TO_MEM), 0);
 	p0 = page_address(e->pg[0]);
 	p1 = page_address(e->pg[1]);
 	KUNIT_EXPECT_MEMEQ(test, p1 + 0xf80, out, 128);
 	KUNIT_EXPECT_MEMEQ(test, p0, out + 128, 128);
 	memset(in, 0, sizeof(in));
-	KUNIT_EXPECT_EQ(test, vdr_mr_copy(e->dev, &e->user, IOVA + 0x780,
-					  in, sizeof(in), VDR_FROM_MEM), 0);
+	KUNIT_EXPECT_EQ(test, copy(e, &e->user, IOVA + 0x780,
+				   in, sizeof(in), VDR_FROM_MEM), 0);
 	KUNIT_EXPECT_MEMEQ(test, in, out, sizeof(out));
 
 	/* The same bytes through the DMA MR. */
 	memset(in, 0, sizeof(in));
-	KUNIT_EXPECT_EQ(test, vdr_mr_copy(e->dev, &e->dma,
-					  phys(e->pg[1]) + 0xf80, in, 128,
-					  VDR_FROM_MEM), 0);
+	KUNIT_EXPECT_EQ(test, copy(e, &e->dma,
+				   phys(e->pg[1]) + 0xf80, in, 128,
+				   VDR_FROM_MEM), 0);
 	KUNIT_EXPECT_MEMEQ(test, in, out, 128);
-	mutex_unlock(&e->dev->lock);
 }
 
 static void set_sge(struct virtio_rdma_sge *s, u64 addr, u32 len, u32 key)
@@ -201,8 +220,6 @@ static void sge_lists(struct kunit *test)
 	u8 buf[100], back[100];
 	u64 total = 0;
 	int i;
-
-	mutex_lock(&e->dev->lock);
 
 	set_sge(&sge[0], IOVA, 10, KEY(1, 0x11));
 	set_sge(&sge[1], 0, 0, 0xdeadbeef);	/* empty: never checked */
@@ -232,7 +249,6 @@ static void sge_lists(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vdr_sgl_copy(e->dev, &e->pd, sge, 3, lw, 0,
 					   buf, 20, VDR_TO_MEM),
 			VDR_MEM_ENOKEY);
-	mutex_unlock(&e->dev->lock);
 }
 
 static void atomics(struct kunit *test)
@@ -241,29 +257,26 @@ static void atomics(struct kunit *test)
 	u64 *word = page_address(e->pg[1]) + 0x808;	/* IOVA + 8 */
 	u64 orig = 0;
 
-	mutex_lock(&e->dev->lock);
-
 	*word = 100;
-	KUNIT_EXPECT_EQ(test, vdr_mr_atomic(e->dev, &e->user, IOVA + 8,
-					    VDR_ATOMIC_FETCH_ADD, 5, 0,
-					    &orig), 0);
+	KUNIT_EXPECT_EQ(test, atomic_op(e, IOVA + 8,
+					VDR_ATOMIC_FETCH_ADD, 5, 0,
+					&orig), 0);
 	KUNIT_EXPECT_EQ(test, orig, 100);
 	KUNIT_EXPECT_EQ(test, *word, 105);
 	/* Compare fails: unchanged, original returned. */
-	KUNIT_EXPECT_EQ(test, vdr_mr_atomic(e->dev, &e->user, IOVA + 8,
-					    VDR_ATOMIC_CMP_SWP, 1, 7,
-					    &orig), 0);
+	KUNIT_EXPECT_EQ(test, atomic_op(e, IOVA + 8,
+					VDR_ATOMIC_CMP_SWP, 1, 7,
+					&orig), 0);
 	KUNIT_EXPECT_EQ(test, orig, 105);
 	KUNIT_EXPECT_EQ(test, *word, 105);
-	KUNIT_EXPECT_EQ(test, vdr_mr_atomic(e->dev, &e->user, IOVA + 8,
-					    VDR_ATOMIC_CMP_SWP, 105, 7,
-					    &orig), 0);
+	KUNIT_EXPECT_EQ(test, atomic_op(e, IOVA + 8,
+					VDR_ATOMIC_CMP_SWP, 105, 7,
+					&orig), 0);
 	KUNIT_EXPECT_EQ(test, orig, 105);
 	KUNIT_EXPECT_EQ(test, *word, 7);
-	KUNIT_EXPECT_EQ(test, vdr_mr_atomic(e->dev, &e->user, IOVA + 4,
-					    VDR_ATOMIC_FETCH_ADD, 1, 0,
-					    &orig), -EINVAL);
-	mutex_unlock(&e->dev->lock);
+	KUNIT_EXPECT_EQ(test, atomic_op(e, IOVA + 4,
+					VDR_ATOMIC_FETCH_ADD, 1, 0,
+					&orig), -EINVAL);
 }
 
 static void reg_wr(struct virtio_rdma_wqe_reg_mr *w, u32 key, u64 iova,
@@ -287,8 +300,6 @@ static void fast_registration(struct kunit *test)
 	u32 key = KEY(3, 0x77);
 	u8 buf[16] = "fast-registered";
 
-	mutex_lock(&e->dev->lock);
-
 	pl[0] = cpu_to_le64(phys(e->pg[0]));
 	pl[1] = cpu_to_le64(phys(e->pg[1]));
 
@@ -311,8 +322,8 @@ static void fast_registration(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, check(e, &e->pd, key,
 				    VIRTIO_RDMA_ACCESS_REMOTE_WRITE, 0x5000,
 				    1), VDR_MEM_EACCESS);
-	KUNIT_EXPECT_EQ(test, vdr_mr_copy(e->dev, &e->fast, 0x6000, buf,
-					  sizeof(buf), VDR_TO_MEM), 0);
+	KUNIT_EXPECT_EQ(test, copy(e, &e->fast, 0x6000, buf,
+				   sizeof(buf), VDR_TO_MEM), 0);
 	KUNIT_EXPECT_MEMEQ(test, page_address(e->pg[1]), buf, sizeof(buf));
 	/* A valid MR cannot be registered again before invalidation. */
 	KUNIT_EXPECT_EQ(test, vdr_mr_fast_reg(e->dev, &e->pd, &w), -EINVAL);
@@ -328,10 +339,32 @@ static void fast_registration(struct kunit *test)
 			VDR_MEM_EINVALID);
 	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, key),
 			-EINVAL);
-	mutex_unlock(&e->dev->lock);
+}
+
+/*
+ * A deregistered or replaced MR is marked dead under its lock before the
+ * command completes: no later access may pass the checks or touch it, even
+ * through a lookup that still finds it (RCU).
+ */
+static void dead_mr(struct kunit *test)
+{
+	struct env *e = test->priv;
+	u8 buf[8] = { 0 };
+
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(1, 0x11), 0, IOVA, 8), 0);
+	e->user.dead = true;
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(1, 0x11), 0, IOVA, 8),
+			VDR_MEM_ENOKEY);
+	KUNIT_EXPECT_EQ(test, vdr_mr_rw(e->dev, &e->pd, KEY(1, 0x11), 0, IOVA,
+					buf, sizeof(buf), VDR_FROM_MEM),
+			VDR_MEM_ENOKEY);
+	e->fast.dead = true;
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, KEY(3, 0)),
+			-EINVAL);
 }
 
 static struct kunit_case vdpa_rdma_mem_cases[] = {
+	KUNIT_CASE(dead_mr),
 	KUNIT_CASE(key_checks),
 	KUNIT_CASE(copy_crosses_pages),
 	KUNIT_CASE(sge_lists),

@@ -11,6 +11,7 @@
 #include "../drivers/vdpa/vdpa_rdma/roce_hdr.h"
 #include "../drivers/vdpa/vdpa_rdma/roce_psn.h"
 #include "../drivers/vdpa/vdpa_rdma/roce_rel.h"
+#include "../drivers/vdpa/vdpa_rdma/vdr_xport.h"
 
 #define PSN_MAX		ROCE_PSN_MASK		/* 0xffffff */
 #define HALF		ROCE_PSN_WINDOW		/* 2^23 */
@@ -340,7 +341,23 @@ static void xport_resp_psn(struct kunit *test)
 			ROCE_RPSN_DUP);
 }
 
+/*
+ * Packets per message: one for an empty message, and no wrap-around for
+ * lengths near 2^32 (a READ's length comes from the wire: 0 packets would
+ * make its last PSN precede its first).
+ */
+static void xport_npkts(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, vdr_req_npkts(0, 1024), 1U);
+	KUNIT_EXPECT_EQ(test, vdr_req_npkts(1, 1024), 1U);
+	KUNIT_EXPECT_EQ(test, vdr_req_npkts(1024, 1024), 1U);
+	KUNIT_EXPECT_EQ(test, vdr_req_npkts(1025, 1024), 2U);
+	KUNIT_EXPECT_EQ(test, vdr_req_npkts(U32_MAX, 4096), 1U << 20);
+	KUNIT_EXPECT_EQ(test, vdr_req_npkts(U32_MAX - 100, 256), 1U << 24);
+}
+
 static struct kunit_case xport_cases[] = {
+	KUNIT_CASE(xport_npkts),
 	KUNIT_CASE(xport_psn_arith),
 	KUNIT_CASE(xport_ack_progress),
 	KUNIT_CASE(xport_ack_stale),

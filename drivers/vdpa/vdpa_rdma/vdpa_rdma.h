@@ -2,12 +2,42 @@
 /*
  * vdpa_rdma: a vDPA parent that emulates a virtio-rdma device
  * (Documentation/virtio-rdma-spec.rst) on top of an Ethernet netdev.
+ *
+ * Concurrency model
+ * -----------------
+ * All work runs on vdr_wq, an unbound workqueue, in three kinds of items:
+ *
+ * - dev->ctrl_work: the controlq and the eventqs.  It holds dev->lock,
+ *   which also covers the vDPA config ops, the object tables (xarrays,
+ *   counters), the GID table's writers and device reset.  Commands never
+ *   wait behind traffic: nothing on the data path takes dev->lock.
+ * - dev->db_work: the doorbellqs.  It only looks QPs up (RCU) and
+ *   schedules them.
+ * - xqp->work, one per QP: that QP's requester, responder and completer,
+ *   under qp->lock.  A work item never runs on two CPUs at once, so one QP
+ *   is processed by one CPU at a time and different QPs in parallel.  Each
+ *   run has a budget (packets received, packets sent, WQEs flushed) and
+ *   queues itself again when work is left, behind the other QPs.
+ *
+ * Softirq context (UDP encap_rcv, the QP timers) only queues packets to a
+ * QP and schedules its work.
+ *
+ * Lock order: dev->lock -> qp->lock -> mr->lock -> iotlb_lock;
+ * cq->lock, ev_lock and gid_lock are innermost.
+ *
+ * Lifetimes: QPs, CQs, PDs and MRs are published in the xarrays by
+ * commands and found there under RCU by the data path, and freed after a
+ * grace period.  A QP's work is cancelled before the QP is freed, and no
+ * one can queue it again by then (see vdr_xqp_destroy()).  The data path
+ * uses an MR only between vdr_mr_get() and vdr_mr_put(), under mr->lock;
+ * a command that destroys or replaces an MR takes mr->lock to mark it dead
+ * before it completes, so the driver may release the MR's pages as soon as
+ * it sees the completion (spec "Driver requirements").
  */
 #ifndef _VDPA_RDMA_H
 #define _VDPA_RDMA_H
 
 #include <linux/atomic.h>
-#include <linux/kthread.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
@@ -15,6 +45,7 @@
 #include <linux/vdpa.h>
 #include <linux/vhost_iotlb.h>
 #include <linux/vringh.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <linux/virtio_rdma.h>
 
@@ -43,7 +74,8 @@
 #define VDR_MAX_MR_SIZE		BIT_ULL(40)
 #define VDR_PAGE_SIZE_CAP		0x3ff000ULL
 #define VDR_MAX_MSG_SZ		BIT(31)
-#define VDR_MAX_RD_ATOM		16
+/* As rdma_rxe offers: a peer may ask for this many (perftest does). */
+#define VDR_MAX_RD_ATOM		128
 #define VDR_MAX_AH			65536
 #define VDR_LOCAL_CA_ACK_DELAY	15
 #define VDR_GID_TBL_LEN		64
@@ -124,7 +156,10 @@ struct vdr_mr {
 	u32 npages;
 	u32 max_pages;		/* FAST */
 	u64 page_list_addr;	/* FAST: driver-owned page list */
-	u64 *pages;		/* USER, FAST after REG_MR: DMA addresses */
+	u64 *pages;		/* USER, FAST: DMA addresses */
+	/* Held by the data path while it uses the MR; see the model above. */
+	spinlock_t lock;
+	bool dead;		/* deregistered or replaced */
 	struct rcu_head rcu;
 };
 
@@ -152,6 +187,8 @@ enum {
 };
 
 struct vdr_qp {
+	/* Serialises the QP's work and the commands that change the QP. */
+	struct mutex lock;
 	u32 qpn;
 	u8 type;
 	u8 state;
@@ -183,10 +220,10 @@ struct vdr_dev {
 	struct list_head list;		/* vdr_devs */
 	char name[32];
 
-	/* Serialises config ops, commands and doorbells against reset. */
+	/* Config ops, commands, object tables, reset (model above). */
 	struct mutex lock;
-	struct kthread_worker *worker;
-	struct kthread_work work;
+	struct work_struct ctrl_work;	/* controlq and eventqs */
+	struct work_struct db_work;	/* doorbellqs */
 	bool running;
 	u8 status;
 	u32 generation;
@@ -220,6 +257,8 @@ struct vdr_dev {
 	struct xarray mrs;
 	struct xarray cqs;
 	struct xarray qps;
+	/* Writers also hold dev->lock; the data path copies under it. */
+	spinlock_t gid_lock;
 	u32 pd_next, mr_next, cq_next, qp_next;
 	u32 nr_pds, nr_mrs, nr_cqs, nr_qps;
 	u8 key_seq;
@@ -232,7 +271,7 @@ struct vdr_dev {
 
 	struct dentry *debugfs;		/* vdr_debugfs.c */
 
-	/* Command buffers, used by the worker under @lock only. */
+	/* Command buffers, used by ctrl_work under @lock only. */
 	union {
 		struct virtio_rdma_query_port_req query_port;
 		struct virtio_rdma_destroy_pd_req destroy_pd;
@@ -281,8 +320,11 @@ void vdr_vqs_reset(struct vdr_dev *dev);
 int vdr_vq_ready(struct vdr_dev *dev, struct vdr_vq *vq);
 void vdr_vq_complete(struct vdr_vq *vq, u32 len);
 bool vdr_vq_idle(struct vdr_vq *vq);
-void vdr_work_fn(struct kthread_work *work);
-void vdr_schedule(struct vdr_dev *dev);
+extern struct workqueue_struct *vdr_wq;
+void vdr_ctrl_work_fn(struct work_struct *work);
+void vdr_db_work_fn(struct work_struct *work);
+void vdr_ctrl_schedule(struct vdr_dev *dev);
+void vdr_db_schedule(struct vdr_dev *dev);
 int vdr_mem_read(struct vdr_dev *dev, u64 addr, void *buf, size_t len);
 struct page *vdr_translate(struct vdr_dev *dev, u64 addr, u32 perm,
 			   size_t *len, unsigned int *offset);
@@ -357,6 +399,7 @@ int vdr_cmd_destroy_qp(struct vdr_dev *dev);
 u8 vdr_wc_opcode(u8 wr_opcode);
 void vdr_qp_doorbell(struct vdr_dev *dev, struct vdr_qp *qp, u32 type);
 void vdr_qp_set_err(struct vdr_dev *dev, struct vdr_qp *qp);
+bool vdr_qp_flush(struct vdr_dev *dev, struct vdr_qp *qp);
 void vdr_qps_destroy(struct vdr_dev *dev);
 
 /* vdr_gid.c */

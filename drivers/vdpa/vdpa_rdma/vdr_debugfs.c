@@ -63,6 +63,8 @@ static int vdr_dbg_qps_show(struct seq_file *s, void *unused)
 
 	mutex_lock(&dev->lock);
 	xa_for_each(&dev->qps, i, qp) {
+		/* A consistent picture of each QP: its work is not running. */
+		mutex_lock(&qp->lock);
 		seq_printf(s, "qp %u type %u state %u sq prod %u cons %u notify %u",
 			   qp->qpn, qp->type, qp->state,
 			   vdr_dbg_le(&qp->sq.ctl->prod), qp->sq_cons,
@@ -73,6 +75,7 @@ static int vdr_dbg_qps_show(struct seq_file *s, void *unused)
 				   vdr_dbg_le(&qp->rq.ctl->notify));
 		vdr_dbg_xqp(s, qp);
 		seq_putc(s, '\n');
+		mutex_unlock(&qp->lock);
 	}
 	mutex_unlock(&dev->lock);
 	return 0;

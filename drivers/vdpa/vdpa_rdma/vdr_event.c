@@ -37,7 +37,7 @@ void vdr_event_raise(struct vdr_dev *dev, struct vdr_event *ev, u32 data)
 		list_move_tail(&ev->entry, &dev->ev_pending[ev->eventq]);
 	}
 	spin_unlock_irqrestore(&dev->ev_lock, flags);
-	vdr_schedule(dev);
+	vdr_ctrl_schedule(dev);
 }
 
 void vdr_event_cancel(struct vdr_dev *dev, struct vdr_event *ev)

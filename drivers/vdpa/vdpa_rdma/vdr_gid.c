@@ -17,9 +17,11 @@ int vdr_cmd_add_gid(struct vdr_dev *dev)
 		return VIRTIO_RDMA_STATUS_INVAL;
 
 	gid = &dev->gids[index];
+	spin_lock(&dev->gid_lock);
 	memcpy(gid->gid, req->gid, sizeof(gid->gid));
 	gid->type = type;
-	gid->valid = true;
+	WRITE_ONCE(gid->valid, true);
+	spin_unlock(&dev->gid_lock);
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
@@ -31,11 +33,15 @@ int vdr_cmd_del_gid(struct vdr_dev *dev)
 		return VIRTIO_RDMA_STATUS_INVAL;
 	if (!dev->gids[index].valid)
 		return VIRTIO_RDMA_STATUS_NOENT;
+	spin_lock(&dev->gid_lock);
 	memset(&dev->gids[index], 0, sizeof(dev->gids[index]));
+	spin_unlock(&dev->gid_lock);
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
 void vdr_gids_clear(struct vdr_dev *dev)
 {
+	spin_lock(&dev->gid_lock);
 	memset(dev->gids, 0, sizeof(dev->gids));
+	spin_unlock(&dev->gid_lock);
 }

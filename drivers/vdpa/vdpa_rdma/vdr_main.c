@@ -66,13 +66,40 @@ static u16 vdr_get_vq_size(struct vdpa_device *vdpa, u16 idx)
 	return VDR_VQ_NUM_MAX;
 }
 
+/* Doorbellqs are the even vqs after the controlq (spec "Virtqueues"). */
+static bool vdr_is_dbq(u16 idx)
+{
+	return idx && !(idx & 1);
+}
+
 static void vdr_kick_vq(struct vdpa_device *vdpa, u16 idx)
 {
 	struct vdr_dev *dev = vdpa_to_vdr(vdpa);
 
-	/* May be called in atomic context: only wake the worker. */
-	if (vdr_vq(vdpa, idx)->ready)
-		vdr_schedule(dev);
+	/* May be called in atomic context: only schedule the work. */
+	if (!READ_ONCE(vdr_vq(vdpa, idx)->ready))
+		return;
+	if (vdr_is_dbq(idx))
+		vdr_db_schedule(dev);
+	else
+		vdr_ctrl_schedule(dev);
+}
+
+/*
+ * db_work runs without dev->lock: stop it before a config op or reset
+ * changes a doorbellq under the lock, start it again after.
+ */
+static void vdr_db_stop(struct vdr_dev *dev, u16 idx)
+{
+	lockdep_assert_held(&dev->lock);
+	if (vdr_is_dbq(idx))
+		cancel_work_sync(&dev->db_work);
+}
+
+static void vdr_db_restart(struct vdr_dev *dev, u16 idx)
+{
+	if (vdr_is_dbq(idx) && dev->running)
+		vdr_db_schedule(dev);
 }
 
 static void vdr_set_vq_cb(struct vdpa_device *vdpa, u16 idx,
@@ -87,9 +114,11 @@ static void vdr_set_vq_ready(struct vdpa_device *vdpa, u16 idx, bool ready)
 	struct vdr_vq *vq = vdr_vq(vdpa, idx);
 
 	mutex_lock(&dev->lock);
+	vdr_db_stop(dev, idx);
 	if (ready && !vq->ready && vdr_vq_ready(dev, vq))
 		ready = false;
-	vq->ready = ready;
+	WRITE_ONCE(vq->ready, ready);
+	vdr_db_restart(dev, idx);
 	mutex_unlock(&dev->lock);
 }
 
@@ -105,7 +134,9 @@ static int vdr_set_vq_state(struct vdpa_device *vdpa, u16 idx,
 	struct vdr_vq *vq = vdr_vq(vdpa, idx);
 
 	mutex_lock(&dev->lock);
+	vdr_db_stop(dev, idx);
 	vq->vring.last_avail_idx = state->split.avail_index;
+	vdr_db_restart(dev, idx);
 	mutex_unlock(&dev->lock);
 	return 0;
 }
@@ -184,7 +215,7 @@ static void vdr_set_status(struct vdpa_device *vdpa, u8 status)
 	    (dev->features & VDR_REQUIRED_FEATURES) != VDR_REQUIRED_FEATURES)
 		status &= ~VIRTIO_CONFIG_S_FEATURES_OK;
 	dev->status = status | (dev->status & VIRTIO_CONFIG_S_NEEDS_RESET);
-	dev->running = (status & VIRTIO_CONFIG_S_DRIVER_OK) != 0;
+	WRITE_ONCE(dev->running, (status & VIRTIO_CONFIG_S_DRIVER_OK) != 0);
 	mutex_unlock(&dev->lock);
 
 	if (status & VIRTIO_CONFIG_S_DRIVER_OK) {
@@ -192,7 +223,8 @@ static void vdr_set_status(struct vdpa_device *vdpa, u8 status)
 		if (!rcu_access_pointer(dev->netdev))
 			vdr_event_raise(dev, &dev->fatal_ev, 0);
 		/* Events (port state) may have become pending before. */
-		vdr_schedule(dev);
+		vdr_ctrl_schedule(dev);
+		vdr_db_schedule(dev);
 	}
 }
 
@@ -204,8 +236,9 @@ static void vdr_do_reset(struct vdr_dev *dev, u32 flags)
 {
 	lockdep_assert_held(&dev->lock);
 
-	dev->running = false;
-	vdr_rx_purge(dev);
+	/* ctrl_work runs under dev->lock and sees this; db_work stops. */
+	WRITE_ONCE(dev->running, false);
+	cancel_work_sync(&dev->db_work);
 	vdr_events_discard(dev);
 	vdr_qps_destroy(dev);
 	vdr_cqs_destroy(dev);
@@ -335,15 +368,12 @@ static void vdr_free(struct vdpa_device *vdpa)
 	/* Nor a received packet. */
 	vdr_net_detach(dev);
 
-	if (dev->worker) {
-		kthread_cancel_work_sync(&dev->work);
-		kthread_destroy_worker(dev->worker);
-	}
-
 	if (dev->vqs) {
 		mutex_lock(&dev->lock);
 		vdr_do_reset(dev, 0);
 		mutex_unlock(&dev->lock);
+		/* After reset, which stopped every QP that could queue it. */
+		cancel_work_sync(&dev->ctrl_work);
 		for (i = 0; i < dev->nvqs; i++) {
 			vringh_kiov_cleanup(&dev->vqs[i].riov);
 			vringh_kiov_cleanup(&dev->vqs[i].wiov);
@@ -403,6 +433,9 @@ static int vdr_dev_init(struct vdr_dev *dev, const char *name, u16 nqp)
 	int i, ret;
 
 	mutex_init(&dev->lock);
+	INIT_WORK(&dev->ctrl_work, vdr_ctrl_work_fn);
+	INIT_WORK(&dev->db_work, vdr_db_work_fn);
+	spin_lock_init(&dev->gid_lock);
 	spin_lock_init(&dev->iotlb_lock);
 	spin_lock_init(&dev->ev_lock);
 	INIT_LIST_HEAD(&dev->list);
@@ -444,14 +477,6 @@ static int vdr_dev_init(struct vdr_dev *dev, const char *name, u16 nqp)
 		vringh_set_iotlb(&dev->vqs[i].vring, &dev->iotlb,
 				 &dev->iotlb_lock);
 	vdr_vqs_reset(dev);
-
-	kthread_init_work(&dev->work, vdr_work_fn);
-	dev->worker = kthread_create_worker(0, "vdr/%s", name);
-	if (IS_ERR(dev->worker)) {
-		ret = PTR_ERR(dev->worker);
-		dev->worker = NULL;
-		return ret;
-	}
 	return 0;
 }
 
@@ -576,15 +601,27 @@ static struct vdpa_mgmt_dev vdr_mgmt_dev = {
 	.supported_features = VDR_FEATURES,
 };
 
+struct workqueue_struct *vdr_wq;
+
 static int __init vdr_init(void)
 {
 	int ret;
 
+	/*
+	 * Unbound: QPs spread over every CPU.  High priority: a doorbell or
+	 * a packet should not wait behind ordinary kworkers.  Reclaim: NVMe
+	 * over RDMA may write back through this device.
+	 */
+	vdr_wq = alloc_workqueue("vdpa_rdma",
+				 WQ_UNBOUND | WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+	if (!vdr_wq)
+		return -ENOMEM;
 	vdr_debugfs_init();
 	ret = device_register(&vdr_mgmtdev_device);
 	if (ret) {
 		put_device(&vdr_mgmtdev_device);
 		vdr_debugfs_exit();
+		destroy_workqueue(vdr_wq);
 		return ret;
 	}
 	ret = vdr_net_register();
@@ -605,6 +642,7 @@ err_net:
 err_dev:
 	device_unregister(&vdr_mgmtdev_device);
 	vdr_debugfs_exit();
+	destroy_workqueue(vdr_wq);
 	return ret;
 }
 
@@ -615,6 +653,7 @@ static void __exit vdr_exit(void)
 	vdr_net_unregister();
 	device_unregister(&vdr_mgmtdev_device);
 	vdr_debugfs_exit();
+	destroy_workqueue(vdr_wq);
 }
 
 module_init(vdr_init);

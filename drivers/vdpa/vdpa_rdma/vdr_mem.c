@@ -8,9 +8,11 @@
  * MR, and DMA address -> page through the device IOTLB.  Fast registration
  * and invalidation change MRs in SQ order from the data path.
  *
- * MRs change only under dev->lock (commands, and the data path, which runs
- * in the device worker under the same lock), so a looked-up MR stays valid
- * until the caller drops the lock.
+ * QPs run in parallel (model in vdpa_rdma.h): an MR is looked up under
+ * RCU and used under its own lock, from the key checks to the end of the
+ * copy, so a concurrent fast registration, invalidation, DEREG_MR or
+ * replacement is seen either entirely or not at all, and once a command
+ * has marked an MR dead no access touches its pages any more.
  */
 #include <kunit/visibility.h>
 #include <linux/export.h>
@@ -32,6 +34,29 @@ static bool vdr_mr_in_bounds(const struct vdr_mr *mr, u64 addr, u64 len)
 	return off <= mr->length && len <= mr->length - off;
 }
 
+/* The key checks (spec "Key checks") on a locked MR; 0 or VDR_MEM_*. */
+static int vdr_mr_check_locked(const struct vdr_mr *mr, struct vdr_pd *pd,
+			       u32 key, u32 access, u64 addr, u64 len)
+{
+	if (mr->dead || mr->key != key)
+		return VDR_MEM_ENOKEY;
+	if (mr->pd != pd)
+		return VDR_MEM_EPD;
+	if (!mr->valid)
+		return VDR_MEM_EINVALID;
+	if ((mr->access & access) != access)
+		return VDR_MEM_EACCESS;
+	if (!vdr_mr_in_bounds(mr, addr, len))
+		return VDR_MEM_ERANGE;
+	return 0;
+}
+
+/* Caller holds rcu_read_lock(); the MR may be dead: check under its lock. */
+static struct vdr_mr *vdr_mr_lookup(struct vdr_dev *dev, u32 key)
+{
+	return xa_load(&dev->mrs, key >> VIRTIO_RDMA_KEY_INDEX_SHIFT);
+}
+
 /**
  * vdr_mr_check - the key checks for one access
  * @dev: the device
@@ -40,40 +65,24 @@ static bool vdr_mr_in_bounds(const struct vdr_mr *mr, u64 addr, u64 len)
  * @access: VIRTIO_RDMA_ACCESS_* rights needed, 0 for a local read
  * @addr: first I/O virtual address accessed
  * @len: number of bytes accessed
- * @err: set to a VDR_MEM_* error when the check fails
  *
- * Return: the MR, or NULL when a check fails.
+ * Return: 0, or a VDR_MEM_* error naming the first check that failed.
  */
-struct vdr_mr *vdr_mr_check(struct vdr_dev *dev, struct vdr_pd *pd,
-			    u32 key, u32 access, u64 addr, u64 len,
-			    int *err)
+int vdr_mr_check(struct vdr_dev *dev, struct vdr_pd *pd, u32 key,
+		 u32 access, u64 addr, u64 len)
 {
 	struct vdr_mr *mr;
+	int err = VDR_MEM_ENOKEY;
 
-	lockdep_assert_held(&dev->lock);
-
-	mr = xa_load(&dev->mrs, key >> VIRTIO_RDMA_KEY_INDEX_SHIFT);
-	if (!mr || mr->key != key) {
-		*err = VDR_MEM_ENOKEY;
-		return NULL;
+	rcu_read_lock();
+	mr = vdr_mr_lookup(dev, key);
+	if (mr) {
+		spin_lock(&mr->lock);
+		err = vdr_mr_check_locked(mr, pd, key, access, addr, len);
+		spin_unlock(&mr->lock);
 	}
-	if (mr->pd != pd) {
-		*err = VDR_MEM_EPD;
-		return NULL;
-	}
-	if (!mr->valid) {
-		*err = VDR_MEM_EINVALID;
-		return NULL;
-	}
-	if ((mr->access & access) != access) {
-		*err = VDR_MEM_EACCESS;
-		return NULL;
-	}
-	if (!vdr_mr_in_bounds(mr, addr, len)) {
-		*err = VDR_MEM_ERANGE;
-		return NULL;
-	}
-	return mr;
+	rcu_read_unlock();
+	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(vdr_mr_check);
 
@@ -98,7 +107,7 @@ static u64 vdr_mr_dma(const struct vdr_mr *mr, u64 addr, u32 *len)
 /**
  * vdr_mr_copy - copy between a buffer and checked MR memory
  * @dev: the device
- * @mr: an MR returned by vdr_mr_check() for this range
+ * @mr: a locked MR that passed the key checks for this range
  * @addr: I/O virtual address in @mr
  * @buf: kernel buffer
  * @len: bytes to copy
@@ -118,6 +127,7 @@ int vdr_mr_copy(struct vdr_dev *dev, struct vdr_mr *mr, u64 addr,
 	void *va;
 	int ret = 0;
 
+	lockdep_assert_held(&mr->lock);
 	spin_lock(&dev->iotlb_lock);
 	while (len) {
 		seg = len;
@@ -151,7 +161,7 @@ EXPORT_SYMBOL_IF_KUNIT(vdr_mr_copy);
 /**
  * vdr_mr_atomic - 8-byte atomic operation on checked MR memory
  * @dev: the device
- * @mr: an MR returned by vdr_mr_check() for 8 bytes at @addr
+ * @mr: a locked MR that passed the key checks for 8 bytes at @addr
  * @addr: 8-byte aligned I/O virtual address
  * @op: compare-and-swap or fetch-and-add
  * @compare_add: value to compare (CMP_SWP) or to add (FETCH_ADD)
@@ -175,6 +185,7 @@ int vdr_mr_atomic(struct vdr_dev *dev, struct vdr_mr *mr, u64 addr,
 	u64 *p;
 	void *va;
 
+	lockdep_assert_held(&mr->lock);
 	if (addr & (sizeof(u64) - 1))
 		return -EINVAL;
 	dma = vdr_mr_dma(mr, addr, &seg);
@@ -210,6 +221,75 @@ int vdr_mr_atomic(struct vdr_dev *dev, struct vdr_mr *mr, u64 addr,
 }
 EXPORT_SYMBOL_IF_KUNIT(vdr_mr_atomic);
 
+/**
+ * vdr_mr_rw - key checks, then a copy between a buffer and MR memory
+ * @dev: the device
+ * @pd: the PD of the QP making the access
+ * @key: lkey or rkey (untrusted)
+ * @access: rights needed (VIRTIO_RDMA_ACCESS_*, 0 for a local read)
+ * @addr: I/O virtual address
+ * @buf: kernel buffer
+ * @len: bytes to copy
+ * @dir: direction
+ *
+ * Return: 0 or a VDR_MEM_* error.
+ */
+int vdr_mr_rw(struct vdr_dev *dev, struct vdr_pd *pd, u32 key, u32 access,
+	      u64 addr, void *buf, u32 len, enum vdr_copy_dir dir)
+{
+	struct vdr_mr *mr;
+	int err = VDR_MEM_ENOKEY;
+
+	rcu_read_lock();
+	mr = vdr_mr_lookup(dev, key);
+	if (mr) {
+		spin_lock(&mr->lock);
+		err = vdr_mr_check_locked(mr, pd, key, access, addr, len);
+		if (!err)
+			err = vdr_mr_copy(dev, mr, addr, buf, len, dir);
+		spin_unlock(&mr->lock);
+	}
+	rcu_read_unlock();
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(vdr_mr_rw);
+
+/**
+ * vdr_mr_remote_atomic - key checks, then an atomic on 8 bytes of an MR
+ * @dev: the device
+ * @pd: the responder QP's PD
+ * @rkey: from the AtomicETH (untrusted)
+ * @addr: from the AtomicETH
+ * @op: compare-and-swap or fetch-and-add
+ * @compare_add: as for vdr_mr_atomic()
+ * @swap: as for vdr_mr_atomic()
+ * @orig: the value before the operation
+ *
+ * Return: 0, a VDR_MEM_* error, or -EINVAL for a misaligned address.
+ */
+int vdr_mr_remote_atomic(struct vdr_dev *dev, struct vdr_pd *pd, u32 rkey,
+			 u64 addr, enum vdr_atomic_op op, u64 compare_add,
+			 u64 swap, u64 *orig)
+{
+	struct vdr_mr *mr;
+	int err = VDR_MEM_ENOKEY;
+
+	rcu_read_lock();
+	mr = vdr_mr_lookup(dev, rkey);
+	if (mr) {
+		spin_lock(&mr->lock);
+		err = vdr_mr_check_locked(mr, pd, rkey,
+					  VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC,
+					  addr, sizeof(u64));
+		if (!err)
+			err = vdr_mr_atomic(dev, mr, addr, op, compare_add,
+					    swap, orig);
+		spin_unlock(&mr->lock);
+	}
+	rcu_read_unlock();
+	return err;
+}
+
 static u32 vdr_sge_len(const struct virtio_rdma_sge *sge)
 {
 	return le32_to_cpu(READ_ONCE(sge->length));
@@ -242,8 +322,9 @@ int vdr_sgl_check(struct vdr_dev *dev, struct vdr_pd *pd,
 		len = vdr_sge_len(&sge[i]);
 		if (!len)
 			continue;
-		if (!vdr_mr_check(dev, pd, le32_to_cpu(sge[i].lkey), access,
-				  le64_to_cpu(sge[i].addr), len, &err))
+		err = vdr_mr_check(dev, pd, le32_to_cpu(sge[i].lkey), access,
+				   le64_to_cpu(sge[i].addr), len);
+		if (err)
 			return err;
 		sum += len;
 	}
@@ -268,7 +349,7 @@ EXPORT_SYMBOL_IF_KUNIT(vdr_sgl_check);
  *
  * Every MR is looked up and checked again: a command may have deregistered
  * it since the work request started (multi-packet messages span several
- * worker passes).
+ * runs of the QP's work).
  *
  * Return: 0, a VDR_MEM_* error, or -EMSGSIZE when the SGEs are too short.
  */
@@ -276,7 +357,6 @@ int vdr_sgl_copy(struct vdr_dev *dev, struct vdr_pd *pd,
 		 const struct virtio_rdma_sge *sge, u32 num, u32 access,
 		 u64 offset, void *buf, u32 len, enum vdr_copy_dir dir)
 {
-	struct vdr_mr *mr;
 	u32 i, sl, n;
 	u64 addr;
 	int err;
@@ -289,11 +369,8 @@ int vdr_sgl_copy(struct vdr_dev *dev, struct vdr_pd *pd,
 		}
 		addr = le64_to_cpu(sge[i].addr) + offset;
 		n = min_t(u64, sl - offset, len);
-		mr = vdr_mr_check(dev, pd, le32_to_cpu(sge[i].lkey), access,
-				  addr, n, &err);
-		if (!mr)
-			return err;
-		err = vdr_mr_copy(dev, mr, addr, buf, n, dir);
+		err = vdr_mr_rw(dev, pd, le32_to_cpu(sge[i].lkey), access,
+				addr, buf, n, dir);
 		if (err)
 			return err;
 		buf += n;
@@ -304,14 +381,42 @@ int vdr_sgl_copy(struct vdr_dev *dev, struct vdr_pd *pd,
 }
 EXPORT_SYMBOL_IF_KUNIT(vdr_sgl_copy);
 
+/*
+ * Reads the page list (allocated for max_pages by ALLOC_MR) and makes the
+ * MR valid; on failure it stays invalid.  Caller holds mr->lock.
+ */
+static int vdr_mr_fast_reg_locked(struct vdr_dev *dev, struct vdr_mr *mr,
+				  u32 key, u32 access, u64 iova, u64 length,
+				  u32 page_shift, u32 npages)
+{
+	u32 i;
+
+	if (vdr_mem_read(dev, mr->page_list_addr, mr->pages,
+			 (size_t)npages * sizeof(*mr->pages)))
+		return -EFAULT;
+	for (i = 0; i < npages; i++) {
+		mr->pages[i] = le64_to_cpu((__force __le64)mr->pages[i]);
+		if (mr->pages[i] & ((1ULL << page_shift) - 1))
+			return -EINVAL;
+	}
+	mr->key = key;
+	mr->access = access;
+	mr->iova = iova;
+	mr->length = length;
+	mr->page_shift = page_shift;
+	mr->npages = npages;
+	mr->valid = true;
+	return 0;
+}
+
 /**
  * vdr_mr_fast_reg - execute a REG_MR work request
  * @dev: the device
  * @pd: the QP's PD
  * @wr: the reg_mr part of the WQE (private copy)
  *
- * Return: 0, or -EINVAL (the WQE completes with LOC_QP_OP_ERR), -EFAULT
- * (page list unreadable) or -ENOMEM.
+ * Return: 0, or -EINVAL (the WQE completes with LOC_QP_OP_ERR) or -EFAULT
+ * (page list unreadable).
  */
 int vdr_mr_fast_reg(struct vdr_dev *dev, struct vdr_pd *pd,
 		    const struct virtio_rdma_wqe_reg_mr *wr)
@@ -323,14 +428,9 @@ int vdr_mr_fast_reg(struct vdr_dev *dev, struct vdr_pd *pd,
 	u64 iova = le64_to_cpu(wr->iova);
 	u64 length = le64_to_cpu(wr->length);
 	struct vdr_mr *mr;
+	int ret = -EINVAL;
 	u64 off;
-	u32 i;
 
-	lockdep_assert_held(&dev->lock);
-
-	mr = xa_load(&dev->mrs, key >> VIRTIO_RDMA_KEY_INDEX_SHIFT);
-	if (!mr || mr->kind != VDR_MR_FAST || mr->pd != pd || mr->valid)
-		return -EINVAL;
 	if (vdr_check_access(dev, access, true))
 		return -EINVAL;
 	if (page_shift >= 64 || !(VDR_PAGE_SIZE_CAP & BIT_ULL(page_shift)))
@@ -338,33 +438,23 @@ int vdr_mr_fast_reg(struct vdr_dev *dev, struct vdr_pd *pd,
 	if (!length || length > VDR_MAX_MR_SIZE || iova + length - 1 < iova)
 		return -EINVAL;
 	off = iova & ((1ULL << page_shift) - 1);
-	if (!npages || npages > mr->max_pages ||
+	if (!npages ||
 	    npages != DIV_ROUND_UP_ULL(off + length, 1ULL << page_shift))
 		return -EINVAL;
 
-	if (!mr->pages) {
-		mr->pages = kvcalloc(mr->max_pages, sizeof(*mr->pages),
-				     GFP_KERNEL);
-		if (!mr->pages)
-			return -ENOMEM;
+	rcu_read_lock();
+	mr = vdr_mr_lookup(dev, key);
+	if (mr) {
+		spin_lock(&mr->lock);
+		if (!mr->dead && mr->kind == VDR_MR_FAST && mr->pd == pd &&
+		    !mr->valid && npages <= mr->max_pages)
+			ret = vdr_mr_fast_reg_locked(dev, mr, key, access, iova,
+						     length, page_shift,
+						     npages);
+		spin_unlock(&mr->lock);
 	}
-	if (vdr_mem_read(dev, mr->page_list_addr, mr->pages,
-			 (size_t)npages * sizeof(*mr->pages)))
-		return -EFAULT;
-	for (i = 0; i < npages; i++) {
-		mr->pages[i] = le64_to_cpu((__force __le64)mr->pages[i]);
-		if (mr->pages[i] & ((1ULL << page_shift) - 1))
-			return -EINVAL;
-	}
-
-	mr->key = key;
-	mr->access = access;
-	mr->iova = iova;
-	mr->length = length;
-	mr->page_shift = page_shift;
-	mr->npages = npages;
-	mr->valid = true;
-	return 0;
+	rcu_read_unlock();
+	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(vdr_mr_fast_reg);
 
@@ -380,14 +470,20 @@ EXPORT_SYMBOL_IF_KUNIT(vdr_mr_fast_reg);
 int vdr_mr_invalidate(struct vdr_dev *dev, struct vdr_pd *pd, u32 key)
 {
 	struct vdr_mr *mr;
+	int ret = -EINVAL;
 
-	lockdep_assert_held(&dev->lock);
-
-	mr = xa_load(&dev->mrs, key >> VIRTIO_RDMA_KEY_INDEX_SHIFT);
-	if (!mr || mr->kind != VDR_MR_FAST || mr->key != key ||
-	    mr->pd != pd || !mr->valid)
-		return -EINVAL;
-	mr->valid = false;
-	return 0;
+	rcu_read_lock();
+	mr = vdr_mr_lookup(dev, key);
+	if (mr) {
+		spin_lock(&mr->lock);
+		if (!mr->dead && mr->kind == VDR_MR_FAST && mr->key == key &&
+		    mr->pd == pd && mr->valid) {
+			mr->valid = false;
+			ret = 0;
+		}
+		spin_unlock(&mr->lock);
+	}
+	rcu_read_unlock();
+	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(vdr_mr_invalidate);

@@ -47,6 +47,7 @@ static struct vdr_mr *vdr_mr_alloc(struct vdr_dev *dev, u32 pd_handle,
 		*status = VIRTIO_RDMA_STATUS_NOMEM;
 		return NULL;
 	}
+	spin_lock_init(&mr->lock);
 	/* Reserve the index now; the MR becomes visible once filled in. */
 	ret = xa_alloc_cyclic(&dev->mrs, &index, NULL,
 			      XA_LIMIT(1, VDR_MR_INDEX_MAX), &dev->mr_next,
@@ -64,13 +65,31 @@ static struct vdr_mr *vdr_mr_alloc(struct vdr_dev *dev, u32 pd_handle,
 	return mr;
 }
 
+/*
+ * After this no access touches the MR's pages: one in progress holds
+ * mr->lock until it is done, later ones see it dead.  The MR itself goes
+ * after an RCU grace period, as lookups may still hold it.
+ */
+static void vdr_mr_kill(struct vdr_mr *mr)
+{
+	u64 *pages;
+
+	spin_lock(&mr->lock);
+	mr->dead = true;
+	mr->valid = false;
+	pages = mr->pages;
+	mr->pages = NULL;
+	spin_unlock(&mr->lock);
+	kvfree(pages);
+	vdr_pd_put(mr->pd);
+	kfree_rcu(mr, rcu);
+}
+
 static void vdr_mr_free(struct vdr_dev *dev, struct vdr_mr *mr)
 {
 	xa_erase(&dev->mrs, mr->index);
 	dev->nr_mrs--;
-	vdr_pd_put(mr->pd);
-	kvfree(mr->pages);
-	kfree_rcu(mr, rcu);
+	vdr_mr_kill(mr);
 }
 
 static void vdr_mr_publish(struct vdr_dev *dev, struct vdr_mr *mr,
@@ -174,8 +193,9 @@ out:
 
 /*
  * MR_F_REPLACE: the new registration takes the old one's index and key and
- * replaces it in one step under dev->lock, which every key check holds, so
- * no access sees a mix; the old object goes as on DEREG_MR.
+ * replaces it in the table in one step; an access sees the old or the new
+ * one whole (each is checked and used under its own lock), and the old
+ * object goes as on DEREG_MR.
  */
 static int vdr_mr_replace(struct vdr_dev *dev, struct vdr_mr *old,
 			  u32 pd_handle, struct vdr_mr **out)
@@ -185,6 +205,7 @@ static int vdr_mr_replace(struct vdr_dev *dev, struct vdr_mr *old,
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return VIRTIO_RDMA_STATUS_NOMEM;
+	spin_lock_init(&mr->lock);
 	mr->pd = vdr_pd_get(dev, pd_handle);
 	mr->index = old->index;
 	mr->key = old->key;
@@ -267,9 +288,7 @@ int vdr_cmd_create_mr(struct vdr_dev *dev)
 	mr->pages = pages;
 	if (old) {
 		xa_store(&dev->mrs, mr->index, mr, GFP_KERNEL);
-		vdr_pd_put(old->pd);
-		kvfree(old->pages);
-		kfree_rcu(old, rcu);
+		vdr_mr_kill(old);
 		dev->resp.mr.mr_handle = cpu_to_le32(mr->index);
 		dev->resp.mr.lkey = cpu_to_le32(mr->key);
 		dev->resp.mr.rkey = cpu_to_le32(mr->key);
@@ -288,13 +307,21 @@ int vdr_cmd_alloc_mr(struct vdr_dev *dev)
 	u32 max_pages = le32_to_cpu(req->max_pages);
 	u64 pl_addr = le64_to_cpu(req->page_list_addr);
 	struct vdr_mr *mr;
+	u64 *pages;
 	int status;
 
 	if (!max_pages || max_pages > VDR_MAX_FRPL_LEN || (pl_addr & 7))
 		return VIRTIO_RDMA_STATUS_INVAL;
+	/* REG_MR fills it in place, under the MR's lock, without allocating. */
+	pages = kvcalloc(max_pages, sizeof(*pages), GFP_KERNEL_ACCOUNT);
+	if (!pages)
+		return VIRTIO_RDMA_STATUS_NOMEM;
 	mr = vdr_mr_alloc(dev, le32_to_cpu(req->pd_handle), &status);
-	if (!mr)
+	if (!mr) {
+		kvfree(pages);
 		return status;
+	}
+	mr->pages = pages;
 	mr->kind = VDR_MR_FAST;
 	mr->valid = false;
 	mr->max_pages = max_pages;

@@ -52,8 +52,8 @@ static bool vdr_dev_has_gid(struct vdr_dev *dev, const struct in6_addr *a)
 	int i;
 
 	/*
-	 * The GID table changes under dev->lock only; a racing ADD_GID or
-	 * DEL_GID at worst misroutes a packet, which RoCE tolerates.
+	 * Lockless in softirq: a racing ADD_GID or DEL_GID at worst
+	 * misroutes or drops a packet, which RoCE tolerates.
 	 */
 	for (i = 0; i < VDR_GID_TBL_LEN; i++) {
 		if (READ_ONCE(dev->gids[i].valid) &&
@@ -92,44 +92,15 @@ static int vdr_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	struct vdr_xdev *x;
 
 	x = vn ? vdr_net_find(vn, skb) : NULL;
-	if (!x)
-		goto drop;
+	if (!x) {
+		kfree_skb(skb);
+		return 0;
+	}
 	vdr_stat_inc(x->dev, VIRTIO_RDMA_STAT_RX_PACKETS);
 	atomic64_add(skb->len - sizeof(struct udphdr),
 		     &x->dev->stats[VIRTIO_RDMA_STAT_RX_BYTES]);
-	if (skb_queue_len_lockless(&x->rxq) >= VDR_RXQ_MAX) {
-		vdr_stat_inc(x->dev, VIRTIO_RDMA_STAT_RX_DROPPED);
-		goto drop;
-	}
-	skb_queue_tail(&x->rxq, skb);
-	vdr_schedule(x->dev);
+	vdr_recv_queue(x->dev, skb);
 	return 0;
-drop:
-	kfree_skb(skb);
-	return 0;
-}
-
-/**
- * vdr_net_rx_dequeue - next received packet of a device
- * @dev: the device
- *
- * Return: a linear skb whose data starts at the BTH (the UDP header is
- * pulled; ip_hdr()/ipv6_hdr() and udp_hdr() stay valid), or NULL.
- */
-struct sk_buff *vdr_net_rx_dequeue(struct vdr_dev *dev)
-{
-	struct sk_buff *skb;
-
-	while ((skb = skb_dequeue(&dev->xdev->rxq))) {
-		if (!skb_linearize(skb) &&
-		    pskb_may_pull(skb, sizeof(struct udphdr))) {
-			__skb_pull(skb, sizeof(struct udphdr));
-			return skb;
-		}
-		vdr_stat_inc(dev, VIRTIO_RDMA_STAT_RX_DROPPED);
-		kfree_skb(skb);
-	}
-	return NULL;
 }
 
 static struct socket *vdr_udp_sock(struct net *net, struct vdr_net *vn,
@@ -212,10 +183,7 @@ int vdr_net_attach(struct vdr_dev *dev, struct net_device *ndev)
 	if (!x)
 		return -ENOMEM;
 	x->dev = dev;
-	skb_queue_head_init(&x->rxq);
 	INIT_LIST_HEAD(&x->net_entry);
-	spin_lock_init(&x->pend_lock);
-	INIT_LIST_HEAD(&x->pend);
 
 	mutex_lock(&vdr_net_mutex);
 	vn = net_generic(net, vdr_net_id);
@@ -239,18 +207,19 @@ static void vdr_net_unlink(struct vdr_xdev *x)
 	struct vdr_net *vn = net_generic(x->net, vdr_net_id);
 
 	list_del_rcu(&x->net_entry);
-	x->net = NULL;
+	WRITE_ONCE(x->net, NULL);
 	if (!--vn->users)
 		vdr_net_close(vn);
 }
 
 /**
- * vdr_net_detach - stop receiving for a device and drop queued packets
+ * vdr_net_detach - stop receiving for a device
  * @dev: the device
  *
- * After it returns no packet reaches the device and none is queued; the
- * last device of a namespace closes its sockets.  The transport state
- * stays allocated until vdr_net_free(): the worker may still look at it.
+ * After it returns no packet reaches the device (packets already queued to
+ * its QPs are dropped when the QPs go); the last device of a namespace
+ * closes its sockets.  The transport state stays allocated until
+ * vdr_net_free(): QP work may still look at it.
  */
 void vdr_net_detach(struct vdr_dev *dev)
 {
@@ -262,19 +231,18 @@ void vdr_net_detach(struct vdr_dev *dev)
 	if (x->net)
 		vdr_net_unlink(x);
 	mutex_unlock(&vdr_net_mutex);
-	/* encap_rcv may still hold x: wait for it before the purge. */
+	/* encap_rcv may still hold x: wait for it. */
 	synchronize_net();
-	skb_queue_purge(&x->rxq);
 }
 
-/* Frees the transport state once the worker is gone; after detach. */
+/* Frees the transport state once no QP is left; after detach. */
 void vdr_net_free(struct vdr_dev *dev)
 {
 	struct vdr_xdev *x = dev->xdev;
 
 	if (!x)
 		return;
-	WARN_ON_ONCE(x->net || !skb_queue_empty_lockless(&x->rxq));
+	WARN_ON_ONCE(x->net);
 	dev->xdev = NULL;
 	kfree(x);
 }
@@ -438,7 +406,7 @@ static int vdr_prepare6(struct net *net, struct socket *sk6,
 
 /**
  * vdr_net_prepare - route a RoCE packet and push its UDP and IP headers
- * @dev: the device (caller holds dev->lock: the GID table is stable)
+ * @dev: the device
  * @av: the destination; already validated against the GID table
  * @skb: from vdr_net_alloc_skb(), data = BTH .. ICRC
  * @sport: UDP source port (vdr_net_sport())
@@ -452,35 +420,36 @@ static int vdr_prepare6(struct net *net, struct socket *sk6,
 int vdr_net_prepare(struct vdr_dev *dev, const struct virtio_rdma_av *av,
 		    struct sk_buff *skb, u16 sport)
 {
-	const struct vdr_gid *sgid;
 	struct net_device *ndev;
+	struct vdr_gid sgid;
 	struct socket *sk6;
 	struct net *net;
 	int ret;
 
-	lockdep_assert_held(&dev->lock);
-
 	if (av->sgid_index >= VDR_GID_TBL_LEN)
 		return -EINVAL;
-	sgid = &dev->gids[av->sgid_index];
-	if (!sgid->valid)
+	/* A private copy: ADD_GID and DEL_GID may run meanwhile. */
+	spin_lock(&dev->gid_lock);
+	sgid = dev->gids[av->sgid_index];
+	spin_unlock(&dev->gid_lock);
+	if (!sgid.valid)
 		return -EINVAL;
 
 	rcu_read_lock();
 	ndev = rcu_dereference(dev->netdev);
-	if (!ndev || !dev->xdev || !dev->xdev->net) {
+	if (!ndev || !dev->xdev || !READ_ONCE(dev->xdev->net)) {
 		ret = -ENODEV;
 		goto out;
 	}
 	net = dev_net(ndev);
 	vdr_push_udp(skb, sport);
 	if (av->network_type == VIRTIO_RDMA_NETWORK_IPV4 &&
-	    ipv6_addr_v4mapped((const struct in6_addr *)sgid->gid)) {
-		ret = vdr_prepare4(net, ndev, av, sgid->gid, skb);
+	    ipv6_addr_v4mapped((const struct in6_addr *)sgid.gid)) {
+		ret = vdr_prepare4(net, ndev, av, sgid.gid, skb);
 	} else if (av->network_type == VIRTIO_RDMA_NETWORK_IPV6 &&
-		   !ipv6_addr_v4mapped((const struct in6_addr *)sgid->gid)) {
+		   !ipv6_addr_v4mapped((const struct in6_addr *)sgid.gid)) {
 		sk6 = ((struct vdr_net *)net_generic(net, vdr_net_id))->sk6;
-		ret = vdr_prepare6(net, sk6, ndev, av, sgid->gid, skb);
+		ret = vdr_prepare6(net, sk6, ndev, av, sgid.gid, skb);
 	} else {
 		ret = -EINVAL;
 	}

@@ -15,7 +15,6 @@
 #define VDR_RQ_HDR		16	/* struct virtio_rdma_rq_wqe */
 #define VDR_SGE_SIZE		sizeof(struct virtio_rdma_sge)
 /* A driver rewriting prod during a flush cannot keep the worker forever. */
-#define VDR_FLUSH_ROUNDS	8
 
 #define VDR_QP_MASK_SUPPORTED						\
 	(VIRTIO_RDMA_QP_STATE | VIRTIO_RDMA_QP_CUR_STATE |		\
@@ -132,15 +131,21 @@ static int vdr_check_create_qp(const struct virtio_rdma_create_qp_req *req)
 			    le64_to_cpu(req->rq_ring_size));
 }
 
+/*
+ * The QP leaves the table first, so that no packet or doorbell finds it
+ * any more, then its work stops for good (vdr_xqp_kill()), then it goes.
+ */
 static void vdr_qp_free(struct vdr_dev *dev, struct vdr_qp *qp)
 {
 	int i;
 
+	xa_erase(&dev->qps, qp->qpn);
+	vdr_xqp_kill(qp);
 	vdr_xqp_destroy(dev, qp);
 	for (i = 0; i < VDR_QP_NR_EV; i++)
 		vdr_event_cancel(dev, &qp->ev[i]);
-	xa_erase(&dev->qps, qp->qpn);
 	dev->nr_qps--;
+	mutex_destroy(&qp->lock);
 	vdr_ring_unmap(&qp->sq);
 	vdr_ring_unmap(&qp->rq);
 	qp->scq->nr_qps--;
@@ -174,9 +179,12 @@ int vdr_cmd_create_qp(struct vdr_dev *dev)
 	if (dev->nr_qps >= VDR_MAX_QP)
 		return VIRTIO_RDMA_STATUS_NOSPC;
 
-	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
+	qp = kzalloc(sizeof(*qp), GFP_KERNEL_ACCOUNT);
 	if (!qp)
 		return VIRTIO_RDMA_STATUS_NOMEM;
+	mutex_init(&qp->lock);
+	qp->type = req->qp_type;
+	qp->state = VIRTIO_RDMA_QPS_RESET;
 	ret = vdr_ring_map(dev, &qp->sq, le64_to_cpu(req->sq_ring_addr),
 			   sq_depth, VDR_SQ_HDR << req->sq_wqe_shift);
 	if (!ret && rq_depth)
@@ -208,8 +216,6 @@ int vdr_cmd_create_qp(struct vdr_dev *dev)
 	}
 
 	qp->qpn = qpn;
-	qp->type = req->qp_type;
-	qp->state = VIRTIO_RDMA_QPS_RESET;
 	qp->sq_sig_all = req->sq_sig_all;
 	qp->max_send_sge = le32_to_cpu(req->max_send_sge);
 	qp->max_recv_sge = rq_depth ? le32_to_cpu(req->max_recv_sge) : 0;
@@ -234,7 +240,9 @@ int vdr_cmd_create_qp(struct vdr_dev *dev)
 err_rings:
 	vdr_ring_unmap(&qp->sq);
 	vdr_ring_unmap(&qp->rq);
-	kfree(qp);
+	mutex_destroy(&qp->lock);
+	/* Packets may have found it in the table: free after RCU readers. */
+	kfree_rcu(qp, rcu);
 	return status;
 }
 
@@ -366,10 +374,12 @@ static void vdr_qp_apply_attr(struct vdr_qp *qp, u32 mask,
 }
 
 /*
- * Completes every outstanding WQE of one queue with WR_FLUSH_ERR, then
- * sets notify so that each later post rings a doorbell and is flushed too.
+ * Completes the outstanding WQEs of one queue with WR_FLUSH_ERR, at most a
+ * ring's worth, then sets notify so that each later post rings a doorbell
+ * and is flushed too.  Returns true when WQEs were posted meanwhile: the
+ * QP's work flushes them on its next run (bounded work per run).
  */
-static void vdr_flush_wq(struct vdr_dev *dev, struct vdr_qp *qp,
+static bool vdr_flush_wq(struct vdr_dev *dev, struct vdr_qp *qp,
 			 bool sq)
 {
 	struct vdr_ring *ring = sq ? &qp->sq : &qp->rq;
@@ -378,47 +388,45 @@ static void vdr_flush_wq(struct vdr_dev *dev, struct vdr_qp *qp,
 	u32 *cons = sq ? &qp->sq_cons : &qp->rq_cons;
 	struct virtio_rdma_cqe cqe;
 	u32 prod, n;
-	int round;
 	void *wqe;
 
 	if (!ring->depth)
-		return;
+		return false;
 
-	for (round = 0; round < VDR_FLUSH_ROUNDS; round++) {
-		/*
-		 * Acquire: WQEs below prod are written.  A prod beyond depth
-		 * is garbage: flush at most one ring's worth.
-		 */
-		prod = le32_to_cpu(smp_load_acquire(&ctl->prod));
-		n = min(prod - *cons, ring->depth);
-		while (n--) {
-			wqe = vdr_ring_entry(ring, *cons);
-			memset(&cqe, 0, sizeof(cqe));
-			/* wr_id is the first field of both WQE formats. */
-			cqe.wr_id = READ_ONCE(*(__le64 *)wqe);
-			cqe.opcode = VIRTIO_RDMA_WC_OP_RECV;
-			if (sq)
-				cqe.opcode = vdr_wc_opcode(vdr_sq_opcode(wqe));
-			cqe.status = VIRTIO_RDMA_WC_WR_FLUSH_ERR;
-			cqe.qp_handle = cpu_to_le32(qp->qpn);
-			(*cons)++;
-			/* Read, so the slot is free: before its CQE, as in vdr_comp.c. */
-			smp_store_release(&ctl->cons, cpu_to_le32(*cons));
-			if (vdr_cq_post(dev, cq, &cqe, false))
-				return;	/* CQ overflowed: nothing more to say */
-		}
-		WRITE_ONCE(ctl->notify, cpu_to_le32(prod));
-		/* Pairs with the driver's barrier between prod and notify. */
-		smp_mb();
-		if (le32_to_cpu(READ_ONCE(ctl->prod)) == prod)
-			return;
+	/*
+	 * Acquire: WQEs below prod are written.  A prod beyond depth is
+	 * garbage: flush at most one ring's worth.
+	 */
+	prod = le32_to_cpu(smp_load_acquire(&ctl->prod));
+	n = min(prod - *cons, ring->depth);
+	while (n--) {
+		wqe = vdr_ring_entry(ring, *cons);
+		memset(&cqe, 0, sizeof(cqe));
+		/* wr_id is the first field of both WQE formats. */
+		cqe.wr_id = READ_ONCE(*(__le64 *)wqe);
+		cqe.opcode = VIRTIO_RDMA_WC_OP_RECV;
+		if (sq)
+			cqe.opcode = vdr_wc_opcode(vdr_sq_opcode(wqe));
+		cqe.status = VIRTIO_RDMA_WC_WR_FLUSH_ERR;
+		cqe.qp_handle = cpu_to_le32(qp->qpn);
+		(*cons)++;
+		/* Read, so the slot is free: before its CQE, as in vdr_comp.c. */
+		smp_store_release(&ctl->cons, cpu_to_le32(*cons));
+		if (vdr_cq_post(dev, cq, &cqe, false))
+			return false;	/* CQ overflowed: nothing more to say */
 	}
+	WRITE_ONCE(ctl->notify, cpu_to_le32(prod));
+	/* Pairs with the driver's barrier between prod and notify. */
+	smp_mb();
+	return le32_to_cpu(READ_ONCE(ctl->prod)) != prod;
 }
 
-static void vdr_qp_flush(struct vdr_dev *dev, struct vdr_qp *qp)
+/* Returns true when more WQEs wait to be flushed (see vdr_flush_wq()). */
+bool vdr_qp_flush(struct vdr_dev *dev, struct vdr_qp *qp)
 {
-	vdr_flush_wq(dev, qp, true);
-	vdr_flush_wq(dev, qp, false);
+	bool more = vdr_flush_wq(dev, qp, true);
+
+	return vdr_flush_wq(dev, qp, false) || more;
 }
 
 static void vdr_ring_set_flags(struct vdr_ring *ring, u32 flags)
@@ -456,7 +464,8 @@ static void vdr_qp_enter(struct vdr_dev *dev, struct vdr_qp *qp,
 	case VIRTIO_RDMA_QPS_ERR:
 		vdr_ring_set_flags(&qp->sq, VIRTIO_RDMA_RING_F_ERROR);
 		vdr_ring_set_flags(&qp->rq, VIRTIO_RDMA_RING_F_ERROR);
-		vdr_qp_flush(dev, qp);
+		if (vdr_qp_flush(dev, qp))
+			vdr_qp_doorbell(dev, qp, VIRTIO_RDMA_DOORBELL_SQ);
 		break;
 	case VIRTIO_RDMA_QPS_SQD:
 		/*
@@ -485,24 +494,34 @@ int vdr_cmd_modify_qp(struct vdr_dev *dev)
 	if (!qp)
 		return VIRTIO_RDMA_STATUS_NOENT;
 
+	mutex_lock(&qp->lock);
 	/*
 	 * The device never moves a QP behind the driver's back except to
 	 * ERR, so a CUR_STATE that is not the real state is a driver error.
 	 */
 	cur = qp->state;
+	status = VIRTIO_RDMA_STATUS_INVAL;
 	if ((mask & VIRTIO_RDMA_QP_CUR_STATE) && a->cur_qp_state != cur)
-		return VIRTIO_RDMA_STATUS_INVAL;
+		goto out;
 	next = (mask & VIRTIO_RDMA_QP_STATE) ? a->qp_state : cur;
 	if (!vdr_qp_transition_ok(cur, next, qp->type, mask))
-		return VIRTIO_RDMA_STATUS_INVAL;
+		goto out;
 	status = vdr_check_qp_attr(dev, qp, mask, a);
 	if (status)
-		return status;
+		goto out;
 
+	if (vdr_xqp_prepare(qp, next, (mask & VIRTIO_RDMA_QP_MAX_DEST_RD_ATOMIC) ?
+			    a->max_dest_rd_atomic :
+			    qp->attr.max_dest_rd_atomic)) {
+		status = VIRTIO_RDMA_STATUS_NOMEM;
+		goto out;
+	}
 	vdr_qp_apply_attr(qp, mask, a);
 	if (mask & VIRTIO_RDMA_QP_STATE)
 		vdr_qp_enter(dev, qp, next);
-	return VIRTIO_RDMA_STATUS_OK;
+out:
+	mutex_unlock(&qp->lock);
+	return status;
 }
 
 int vdr_cmd_query_qp(struct vdr_dev *dev)
@@ -512,10 +531,12 @@ int vdr_cmd_query_qp(struct vdr_dev *dev)
 	qp = xa_load(&dev->qps, le32_to_cpu(dev->req.query_qp.qp_handle));
 	if (!qp)
 		return VIRTIO_RDMA_STATUS_NOENT;
+	mutex_lock(&qp->lock);
 	dev->resp.query_qp.attr = qp->attr;
 	dev->resp.query_qp.attr.qp_state = qp->state;
 	dev->resp.query_qp.attr.cur_qp_state = qp->state;
 	dev->resp.query_qp.attr.sq_draining = 0;
+	mutex_unlock(&qp->lock);
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
@@ -526,22 +547,29 @@ int vdr_cmd_destroy_qp(struct vdr_dev *dev)
 	qp = xa_load(&dev->qps, le32_to_cpu(dev->req.destroy_qp.qp_handle));
 	if (!qp)
 		return VIRTIO_RDMA_STATUS_NOENT;
+	/* What was posted by now: the driver destroys, it posts no more. */
+	mutex_lock(&qp->lock);
 	if (qp->state != VIRTIO_RDMA_QPS_RESET)
 		vdr_qp_flush(dev, qp);
+	mutex_unlock(&qp->lock);
 	vdr_qp_free(dev, qp);
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
 /*
- * Work requests are executed by the data path; in ERR every post is
- * flushed, which is what ib_drain_qp() waits for.
+ * A doorbell only schedules the QP's work, which executes the new WQEs or,
+ * in ERR, flushes them.  Any context but hard interrupts, under RCU.
  */
 void vdr_qp_doorbell(struct vdr_dev *dev, struct vdr_qp *qp, u32 type)
 {
-	if (qp->state == VIRTIO_RDMA_QPS_ERR)
-		vdr_flush_wq(dev, qp, type == VIRTIO_RDMA_DOORBELL_SQ);
-	else if (type == VIRTIO_RDMA_DOORBELL_SQ)
-		vdr_xqp_kick(dev, qp);
+	/* Pairs with the release in vdr_xqp_create(). */
+	struct vdr_xqp *x = smp_load_acquire(&qp->xqp);
+
+	if (!x)
+		return;
+	set_bit(type == VIRTIO_RDMA_DOORBELL_SQ ? VDR_XQP_EV_SQ_DB :
+		VDR_XQP_EV_RQ_DB, &x->events);
+	vdr_xqp_schedule(x);
 }
 
 /* The data path's asynchronous move to ERR (the caller sends the event). */

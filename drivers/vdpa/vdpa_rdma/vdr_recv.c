@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vdpa_rdma: the worker's side of packet reception.
+ * vdpa_rdma: packet reception.
  *
- * encap_rcv (vdr_net.c) only queues packets to the device and wakes its
- * worker; here, in process context under dev->lock, each packet's ICRC is
- * checked, its headers are parsed and it is queued to the QP its BTH
- * names, which is then run by the worker (vdr_xqp.c).
+ * encap_rcv (vdr_net.c) hands each packet to vdr_recv_queue(), in softirq,
+ * which reads only the destination QP number from the BTH and queues the
+ * packet to that QP.  The QP's work (vdr_xqp.c) then checks the ICRC and
+ * parses the headers once, in process context, on whichever CPU runs it:
+ * packets of different QPs are checked and executed in parallel.
  */
 #include <linux/ip.h>
 
@@ -15,88 +16,140 @@
 
 #define VDR_QP_RXQ_MIN	2048U
 
-#define VDR_RX_BUDGET		64
+/* Offset of the destination QP number in the UDP payload (BTH byte 5). */
+#define VDR_BTH_DQPN_OFF	(sizeof(struct udphdr) + 4)
 
-static bool vdr_rx_one(struct vdr_dev *dev, struct sk_buff *skb)
+/*
+ * A READ answers with up to 2^31 bytes at once: room for a 1 MiB READ at
+ * the smallest MTU, or responses are lost to our own queue.
+ */
+static u32 vdr_recv_limit(const struct vdr_qp *qp)
 {
-	int ipver = skb->protocol == htons(ETH_P_IP) ? 4 : 6;
-	u8 *nh = skb_network_header(skb);
-	struct roce_pkt pkt;
-	struct vdr_qp *qp;
+	return max(qp->rq.depth + qp->sq.depth + 64, VDR_QP_RXQ_MIN);
+}
 
-	if (vdr_roce_icrc_check(nh, skb_tail_pointer(skb) - nh, ipver)) {
-		vdr_stat_inc(dev, VIRTIO_RDMA_STAT_ICRC_ERRORS);
-		return false;
-	}
-	if (vdr_roce_parse(skb->data, skb->len, &pkt))
+/**
+ * vdr_recv_queue - queue a received packet to its QP
+ * @dev: the device the packet is addressed to
+ * @skb: data is the UDP header; consumed
+ *
+ * Softirq, under RCU, which keeps the QP and its transport state.
+ */
+void vdr_recv_queue(struct vdr_dev *dev, struct sk_buff *skb)
+{
+	struct vdr_xqp *x;
+	struct vdr_qp *qp;
+	__be32 raw, *p;
+
+	p = skb_header_pointer(skb, VDR_BTH_DQPN_OFF, sizeof(raw), &raw);
+	if (!p)
 		goto drop;
-	/* Trim link-layer padding: data is BTH .. ICRC from now on. */
-	if (pskb_trim(skb, pkt.hdr_len + pkt.payload_len + pkt.pad +
-		      ROCE_ICRC_BYTES))
-		goto drop;
-	qp = xa_load(&dev->qps, pkt.dqpn);
-	if (!qp || !qp->xqp)
-		goto drop;
+	qp = xa_load(&dev->qps, be32_to_cpu(*p) & ROCE_QPN_MASK);
+	/* Pairs with the release in vdr_xqp_create(). */
+	x = qp ? smp_load_acquire(&qp->xqp) : NULL;
+	if (x && vdr_xqp_rx_enqueue(x, skb, vdr_recv_limit(qp)))
+		return;
+drop:
+	vdr_stat_inc(dev, VIRTIO_RDMA_STAT_RX_DROPPED);
+	kfree_skb(skb);
+}
+
+static bool vdr_recv_type_ok(const struct vdr_qp *qp, u8 opcode)
+{
+	u8 t = opcode & ROCE_OPC_TRANSPORT_MASK;
+
 	switch (qp->type) {
 	case VIRTIO_RDMA_QPT_RC:
-		if ((pkt.opcode & ROCE_OPC_TRANSPORT_MASK) != ROCE_OPC_RC)
-			goto drop;
-		break;
+		return t == ROCE_OPC_RC;
 	case VIRTIO_RDMA_QPT_UC:
-		if ((pkt.opcode & ROCE_OPC_TRANSPORT_MASK) != ROCE_OPC_UC)
-			goto drop;
-		break;
+		return t == ROCE_OPC_UC;
 	default:
-		if ((pkt.opcode & ROCE_OPC_TRANSPORT_MASK) != ROCE_OPC_UD)
-			goto drop;
-		break;
+		return t == ROCE_OPC_UD;
 	}
+}
+
+/*
+ * Checks and parses @skb (data = UDP header).  Returns 0, -EBADMSG for a
+ * bad ICRC (counted apart) or -EINVAL for any other reason to drop it.
+ */
+static int vdr_recv_parse(struct vdr_dev *dev, struct vdr_qp *qp,
+			  struct sk_buff *skb, struct roce_pkt *pkt)
+{
+	int ipver = skb->protocol == htons(ETH_P_IP) ? 4 : 6;
+	u8 *nh;
+
+	if (skb_linearize(skb) || !pskb_may_pull(skb, sizeof(struct udphdr)))
+		return -EINVAL;
+	__skb_pull(skb, sizeof(struct udphdr));
+	nh = skb_network_header(skb);
+	if (vdr_roce_icrc_check(nh, skb_tail_pointer(skb) - nh, ipver)) {
+		vdr_stat_inc(dev, VIRTIO_RDMA_STAT_ICRC_ERRORS);
+		return -EBADMSG;
+	}
+	if (vdr_roce_parse(skb->data, skb->len, pkt))
+		return -EINVAL;
+	/* Trim link-layer padding: data is BTH .. ICRC from now on. */
+	if (pskb_trim(skb, pkt->hdr_len + pkt->payload_len + pkt->pad +
+		      ROCE_ICRC_BYTES))
+		return -EINVAL;
+	if (pkt->dqpn != qp->qpn || !vdr_recv_type_ok(qp, pkt->opcode))
+		return -EINVAL;
 	/* Packets are processed only from RTR on; before, they are lost. */
 	if (qp->state < VIRTIO_RDMA_QPS_RTR ||
 	    qp->state == VIRTIO_RDMA_QPS_ERR)
-		goto drop;
-	/*
-	 * A READ answers with up to 2^31 bytes at once: room for a 1 MiB
-	 * READ at the smallest MTU, or responses are lost to our own queue.
-	 */
-	if (skb_queue_len(&qp->xqp->rxq) >=
-	    max(qp->rq.depth + qp->sq.depth + 64, VDR_QP_RXQ_MIN))
-		goto drop;
-	skb_queue_tail(&qp->xqp->rxq, skb);
-	vdr_xqp_kick(dev, qp);
-	return true;
-drop:
-	vdr_stat_inc(dev, VIRTIO_RDMA_STAT_RX_DROPPED);
-	return false;
+		return -EINVAL;
+	return 0;
 }
 
-/* Returns true when the budget ran out with packets possibly left. */
-bool vdr_rx_process(struct vdr_dev *dev)
+/*
+ * Whether the packet at the head of the queue must wait: while a READ is
+ * being answered, the responder takes no new request (PSN order), but
+ * responses for the requester go on.
+ */
+static bool vdr_recv_must_wait(struct vdr_xqp *x, struct sk_buff *skb)
 {
-	struct sk_buff *skb;
-	bool more = false;
-	int i;
+	const struct roce_opcode_info *info;
+	u8 raw, *op;
 
-	lockdep_assert_held(&dev->lock);
-
-	if (!dev->xdev)
+	if (!x->rd_active)
 		return false;
-	for (i = 0; i < VDR_RX_BUDGET; i++) {
-		skb = vdr_net_rx_dequeue(dev);
-		if (!skb)
-			break;
-		if (!vdr_rx_one(dev, skb))
-			kfree_skb(skb);
-	}
-	if (i == VDR_RX_BUDGET)
-		more = true;
-	more |= vdr_xqp_run_pending(dev);
-	return more;
+	op = skb_header_pointer(skb, sizeof(struct udphdr), 1, &raw);
+	info = op ? vdr_roce_opcode(*op) : NULL;
+	return info && !(info->flags & ROCE_OPF_RESP);
 }
 
-/* Device reset: received packets of the old incarnation are dropped. */
-void vdr_rx_purge(struct vdr_dev *dev)
+/**
+ * vdr_recv_process - execute a budget of the QP's received packets
+ * @dev: the device
+ * @qp: the QP; its work runs, under qp->lock
+ *
+ * Return: true when packets are left that can be processed now.
+ */
+bool vdr_recv_process(struct vdr_dev *dev, struct vdr_qp *qp)
 {
-	if (dev->xdev)
-		skb_queue_purge(&dev->xdev->rxq);
+	struct vdr_xqp *x = qp->xqp;
+	struct roce_pkt pkt;
+	struct sk_buff *skb;
+	int i, err;
+
+	for (i = 0; i < VDR_XQP_BUDGET; i++) {
+		spin_lock_irq(&x->rxq.lock);
+		skb = skb_peek(&x->rxq);
+		if (skb && vdr_recv_must_wait(x, skb))
+			skb = NULL;
+		if (skb)
+			__skb_unlink(skb, &x->rxq);
+		spin_unlock_irq(&x->rxq.lock);
+		if (!skb)
+			return false;
+		err = vdr_recv_parse(dev, qp, skb, &pkt);
+		if (!err && (pkt.info->flags & ROCE_OPF_RESP))
+			vdr_comp_packet(dev, qp, &pkt);
+		else if (!err)
+			vdr_resp_packet(dev, qp, skb, &pkt);
+		else if (err == -EINVAL)
+			vdr_stat_inc(dev, VIRTIO_RDMA_STAT_RX_DROPPED);
+		kfree_skb(skb);
+	}
+	return !skb_queue_empty_lockless(&x->rxq);
 }

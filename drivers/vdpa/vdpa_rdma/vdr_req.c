@@ -8,23 +8,26 @@
  * order.  The completer (vdr_comp.c) retires WQEs in order and moves the send
  * cursor back here for retransmissions.
  */
+#include <kunit/visibility.h>
+
 #include "roce.h"
 #include "roce_psn.h"
 #include "roce_rel.h"
 #include "vdpa_rdma.h"
 #include "vdr_xport.h"
 
-#define VDR_REQ_BUDGET	256
 /* A long message asks for an ACK at least every this many packets. */
 #define VDR_REQ_ACK_EVERY	32
 
 #define VDR_SQ_WQE_HDR	sizeof(struct virtio_rdma_sq_wqe)
 #define VDR_SGE_BYTES		sizeof(struct virtio_rdma_sge)
 
+/* Packets of a @len byte message; never 0, even for len near 2^32. */
 u32 vdr_req_npkts(u32 len, u32 mtu)
 {
-	return len ? DIV_ROUND_UP(len, mtu) : 1;
+	return len ? len / mtu + !!(len % mtu) : 1;
 }
+EXPORT_SYMBOL_IF_KUNIT(vdr_req_npkts);
 
 static bool vdr_is_ud(const struct vdr_qp *qp)
 {
@@ -177,13 +180,6 @@ static bool vdr_req_fetch(struct vdr_dev *dev, struct vdr_qp *qp)
 
 	/* Pairs with the driver's release of prod after writing the WQE. */
 	prod = le32_to_cpu(smp_load_acquire(&ring->ctl->prod));
-	/* Impossible: more than depth ahead, or behind a WQE already taken. */
-	if (prod - qp->sq_cons > ring->depth ||
-	    x->sq_fetched - qp->sq_cons > prod - qp->sq_cons) {
-		vdr_stat_inc(dev, VIRTIO_RDMA_STAT_BAD_WQE);
-		vdr_xqp_fatal(dev, qp, VDR_QP_EV_FATAL);
-		return false;
-	}
 	if (prod == x->sq_fetched) {
 		/*
 		 * An RC WQE still waiting for its ACK brings the requester
@@ -199,9 +195,21 @@ static bool vdr_req_fetch(struct vdr_dev *dev, struct vdr_qp *qp)
 		WRITE_ONCE(ring->ctl->notify, cpu_to_le32(prod));
 		/* Order the notify store before re-reading prod (spec). */
 		smp_mb();
-		if (le32_to_cpu(READ_ONCE(ring->ctl->prod)) == prod)
+		/*
+		 * Taken as it is: a prod that moved meanwhile is used below
+		 * or by the doorbell it implies, never re-read in a loop that
+		 * a process rewriting prod could keep going.
+		 */
+		prod = le32_to_cpu(smp_load_acquire(&ring->ctl->prod));
+		if (prod == x->sq_fetched)
 			return false;
-		return vdr_req_fetch(dev, qp);
+	}
+	/* Impossible: more than depth ahead, or behind a WQE already taken. */
+	if (prod - qp->sq_cons > ring->depth ||
+	    x->sq_fetched - qp->sq_cons > prod - qp->sq_cons) {
+		vdr_stat_inc(dev, VIRTIO_RDMA_STAT_BAD_WQE);
+		vdr_xqp_fatal(dev, qp, VDR_QP_EV_FATAL);
+		return false;
 	}
 
 	src = vdr_ring_entry(ring, x->sq_fetched);
@@ -432,23 +440,30 @@ static u32 vdr_req_rd_atomic_pending(struct vdr_qp *qp)
 	return n;
 }
 
-void vdr_req_process(struct vdr_dev *dev, struct vdr_qp *qp)
+/**
+ * vdr_req_process - send a budget of packets of the QP's send queue
+ * @dev: the device
+ * @qp: the QP (its work, under qp->lock)
+ *
+ * Return: true when the budget ran out with packets left to send.
+ */
+bool vdr_req_process(struct vdr_dev *dev, struct vdr_qp *qp)
 {
 	struct vdr_xqp *x = qp->xqp;
 	struct vdr_swqe *w;
 	u32 pending;
 	int i;
 
-	for (i = 0; i < VDR_REQ_BUDGET; i++) {
+	for (i = 0; i < VDR_XQP_BUDGET; i++) {
 		if (qp->state != VIRTIO_RDMA_QPS_RTS &&
 		    !(qp->state == VIRTIO_RDMA_QPS_SQD && x->req_off))
-			return;
+			return false;
 		if (x->rnr_wait)
-			return;
+			return false;
 		if (x->sq_next == x->sq_fetched && !vdr_req_fetch(dev, qp))
-			return;
+			return false;
 		if (qp->state != VIRTIO_RDMA_QPS_RTS)
-			return;
+			return false;
 		w = &x->swq[x->sq_next & (qp->sq.depth - 1)];
 		if (w->state == VDR_SWQE_DONE) {
 			/* A failed WQE stops the SQ; ERR follows. */
@@ -480,9 +495,8 @@ void vdr_req_process(struct vdr_dev *dev, struct vdr_qp *qp)
 			break;
 		vdr_req_packet(dev, qp, w);
 	}
-	/* Budget used up or waiting: the worker comes back for the rest. */
-	if (i == VDR_REQ_BUDGET)
-		vdr_xqp_kick(dev, qp);
+	/* Budget used up: the QP's next run sends the rest. */
+	return i == VDR_XQP_BUDGET;
 }
 
 /*

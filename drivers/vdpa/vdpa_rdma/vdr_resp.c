@@ -200,7 +200,7 @@ static struct vdr_rdatom *vdr_resp_rdatom_new(struct vdr_qp *qp)
 {
 	struct vdr_xqp *x = qp->xqp;
 	unsigned int n = clamp_t(unsigned int, qp->attr.max_dest_rd_atomic, 1,
-				 VDR_RDATOM_SLOTS);
+				 x->nr_rdatom);
 	struct vdr_rdatom *r;
 
 	if (x->rdatom_next >= n)
@@ -214,9 +214,9 @@ static struct vdr_rdatom *vdr_resp_rdatom_new(struct vdr_qp *qp)
 static struct vdr_rdatom *vdr_resp_rdatom_find(struct vdr_xqp *x,
 					       u32 psn)
 {
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < VDR_RDATOM_SLOTS; i++) {
+	for (i = 0; i < x->nr_rdatom; i++) {
 		struct vdr_rdatom *r = &x->rdatom[i];
 
 		if (r->valid && roce_psn_in_range(psn, r->psn,
@@ -227,56 +227,87 @@ static struct vdr_rdatom *vdr_resp_rdatom_find(struct vdr_xqp *x,
 	return NULL;
 }
 
-/* Send READ responses for [@off, len) of @r, starting at @psn. */
-static void vdr_resp_read_send(struct vdr_dev *dev, struct vdr_qp *qp,
-			       struct vdr_rdatom *r, u32 off, u32 psn)
+/* Start answering the READ @r (or its part from @psn on) from @psn. */
+static void vdr_resp_read_start(struct vdr_qp *qp,
+				const struct vdr_rdatom *r, u32 psn)
 {
 	struct vdr_xqp *x = qp->xqp;
-	struct roce_pkt pkt = { };
-	struct vdr_mr *mr;
-	struct sk_buff *skb;
-	bool first, last;
-	u8 *payload;
-	u32 n;
-	int err;
 
-	do {
-		first = off == 0;
-		n = min(r->len - off, x->mtu);
-		last = off + n == r->len;
-		memset(&pkt, 0, sizeof(pkt));
-		if (first && last)
-			pkt.opcode = ROCE_RC(RDMA_READ_RESPONSE_ONLY);
-		else if (first)
-			pkt.opcode = ROCE_RC(RDMA_READ_RESPONSE_FIRST);
-		else if (last)
-			pkt.opcode = ROCE_RC(RDMA_READ_RESPONSE_LAST);
-		else
-			pkt.opcode = ROCE_RC(RDMA_READ_RESPONSE_MIDDLE);
-		pkt.pkey = ROCE_DEFAULT_PKEY;
-		pkt.dqpn = le32_to_cpu(qp->attr.dest_qp_num);
-		pkt.psn = psn;
-		pkt.aeth.syndrome = ROCE_AETH_ACK_UNLIMITED;
-		pkt.aeth.msn = x->msn;
-		pkt.payload_len = n;
-		skb = vdr_xqp_pkt_alloc(dev, &pkt, &payload);
-		if (!skb)
-			return;
-		if (n) {
-			mr = vdr_mr_check(dev, qp->pd, r->rkey,
-					  VIRTIO_RDMA_ACCESS_REMOTE_READ,
-					  r->va + off, n, &err);
-			err = mr ? vdr_mr_copy(dev, mr, r->va + off, payload,
-					       n, VDR_FROM_MEM) : err;
-			if (err) {
-				kfree_skb(skb);
-				return;
-			}
+	x->rd_cur = *r;
+	x->rd_off = 0;
+	x->rd_psn = psn;
+	x->rd_active = true;
+}
+
+/* Build and send the next response packet of the READ being answered. */
+static bool vdr_resp_read_packet(struct vdr_dev *dev, struct vdr_qp *qp)
+{
+	struct vdr_xqp *x = qp->xqp;
+	struct vdr_rdatom *r = &x->rd_cur;
+	bool first = x->rd_off == 0, last;
+	struct roce_pkt pkt = { };
+	struct sk_buff *skb;
+	u32 n, off = x->rd_off;
+	u8 *payload;
+
+	n = min(r->len - off, x->mtu);
+	last = off + n == r->len;
+	if (first && last)
+		pkt.opcode = ROCE_RC(RDMA_READ_RESPONSE_ONLY);
+	else if (first)
+		pkt.opcode = ROCE_RC(RDMA_READ_RESPONSE_FIRST);
+	else if (last)
+		pkt.opcode = ROCE_RC(RDMA_READ_RESPONSE_LAST);
+	else
+		pkt.opcode = ROCE_RC(RDMA_READ_RESPONSE_MIDDLE);
+	pkt.pkey = ROCE_DEFAULT_PKEY;
+	pkt.dqpn = le32_to_cpu(qp->attr.dest_qp_num);
+	pkt.psn = x->rd_psn;
+	pkt.aeth.syndrome = ROCE_AETH_ACK_UNLIMITED;
+	pkt.aeth.msn = x->msn;
+	pkt.payload_len = n;
+	skb = vdr_xqp_pkt_alloc(dev, &pkt, &payload);
+	if (!skb)
+		return false;
+	if (n && vdr_mr_rw(dev, qp->pd, r->rkey,
+			   VIRTIO_RDMA_ACCESS_REMOTE_READ, r->va + off,
+			   payload, n, VDR_FROM_MEM)) {
+		kfree_skb(skb);
+		return false;
+	}
+	vdr_xqp_send(dev, qp, &qp->attr.av, &pkt, skb);
+	x->rd_off += n;
+	x->rd_psn = roce_psn_add(x->rd_psn, 1);
+	return !last;
+}
+
+/**
+ * vdr_resp_read_continue - send a budget of the READ response in progress
+ * @dev: the device
+ * @qp: the responder QP (its work, under qp->lock)
+ *
+ * A READ of up to 2 GiB is answered a budget at a time, so that one QP's
+ * large READ delays the others by one budget at most.  A packet that
+ * cannot be built or whose MR went away ends the response: the requester
+ * asks again for what it lacks.
+ *
+ * Return: true when the QP has more to do (responses, or requests that
+ * waited for this READ).
+ */
+bool vdr_resp_read_continue(struct vdr_dev *dev, struct vdr_qp *qp)
+{
+	struct vdr_xqp *x = qp->xqp;
+	int i;
+
+	if (!x->rd_active)
+		return false;
+	for (i = 0; i < VDR_XQP_BUDGET; i++) {
+		if (!vdr_resp_read_packet(dev, qp)) {
+			x->rd_active = false;
+			return !skb_queue_empty_lockless(&x->rxq);
 		}
-		vdr_xqp_send(dev, qp, &qp->attr.av, &pkt, skb);
-		off += n;
-		psn = roce_psn_add(psn, 1);
-	} while (off < r->len);
+	}
+	return true;
 }
 
 static void vdr_resp_atomic_send(struct vdr_dev *dev, struct vdr_qp *qp,
@@ -329,7 +360,7 @@ static void vdr_resp_duplicate(struct vdr_dev *dev, struct vdr_qp *qp,
 		part.va += off;
 		part.len -= off;
 		vdr_resp_flush_ack(dev, qp);
-		vdr_resp_read_send(dev, qp, &part, 0, pkt->psn);
+		vdr_resp_read_start(qp, &part, pkt->psn);
 		return;
 	}
 	/* SEND or WRITE already executed: acknowledge what we have. */
@@ -419,8 +450,6 @@ static bool vdr_resp_write(struct vdr_dev *dev, struct vdr_qp *qp,
 	struct virtio_rdma_cqe cqe = { };
 	struct vdr_xqp *x = qp->xqp;
 	u16 f = pkt->info->flags;
-	struct vdr_mr *mr;
-	int err;
 
 	if (f & ROCE_OPF_FIRST) {
 		if (!vdr_resp_qp_allows(qp, VIRTIO_RDMA_ACCESS_REMOTE_WRITE))
@@ -429,9 +458,9 @@ static bool vdr_resp_write(struct vdr_dev *dev, struct vdr_qp *qp,
 		x->write_rkey = pkt->reth.rkey;
 		x->write_left = pkt->reth.len;
 		if (x->write_left &&
-		    !vdr_mr_check(dev, qp->pd, x->write_rkey,
-				  VIRTIO_RDMA_ACCESS_REMOTE_WRITE,
-				  x->write_va, x->write_left, &err))
+		    vdr_mr_check(dev, qp->pd, x->write_rkey,
+				 VIRTIO_RDMA_ACCESS_REMOTE_WRITE,
+				 x->write_va, x->write_left))
 			goto access_err;
 	}
 	if (pkt->payload_len > x->write_left ||
@@ -446,15 +475,11 @@ static bool vdr_resp_write(struct vdr_dev *dev, struct vdr_qp *qp,
 		vdr_resp_no_rwqe(dev, qp);
 		return false;
 	}
-	if (pkt->payload_len) {
-		mr = vdr_mr_check(dev, qp->pd, x->write_rkey,
-				  VIRTIO_RDMA_ACCESS_REMOTE_WRITE,
-				  x->write_va, pkt->payload_len, &err);
-		if (!mr || vdr_mr_copy(dev, mr, x->write_va,
-				       (void *)pkt->payload,
-				       pkt->payload_len, VDR_TO_MEM))
-			goto access_err;
-	}
+	if (pkt->payload_len &&
+	    vdr_mr_rw(dev, qp->pd, x->write_rkey,
+		      VIRTIO_RDMA_ACCESS_REMOTE_WRITE, x->write_va,
+		      (void *)pkt->payload, pkt->payload_len, VDR_TO_MEM))
+		goto access_err;
 	x->write_va += pkt->payload_len;
 	x->write_left -= pkt->payload_len;
 	if ((f & ROCE_OPF_LAST) && (f & ROCE_OPF_IMM)) {
@@ -479,13 +504,12 @@ static bool vdr_resp_read(struct vdr_dev *dev, struct vdr_qp *qp,
 	struct vdr_xqp *x = qp->xqp;
 	struct vdr_rdatom *r;
 	u32 npkts;
-	int err;
 
 	if (!vdr_resp_qp_allows(qp, VIRTIO_RDMA_ACCESS_REMOTE_READ) ||
 	    (pkt->reth.len &&
-	     !vdr_mr_check(dev, qp->pd, pkt->reth.rkey,
-			   VIRTIO_RDMA_ACCESS_REMOTE_READ, pkt->reth.va,
-			   pkt->reth.len, &err))) {
+	     vdr_mr_check(dev, qp->pd, pkt->reth.rkey,
+			  VIRTIO_RDMA_ACCESS_REMOTE_READ, pkt->reth.va,
+			  pkt->reth.len))) {
 		vdr_resp_nak(dev, qp, ROCE_AETH_NAK_REM_ACCESS_ERR,
 			     VDR_QP_EV_ACCESS_ERR);
 		return false;
@@ -501,7 +525,7 @@ static bool vdr_resp_read(struct vdr_dev *dev, struct vdr_qp *qp,
 	r->len = pkt->reth.len;
 	x->msn++;
 	vdr_resp_flush_ack(dev, qp);
-	vdr_resp_read_send(dev, qp, r, 0, r->psn);
+	vdr_resp_read_start(qp, r, r->psn);
 	/* The READ consumed one PSN per response packet. */
 	x->epsn = roce_psn_add(x->epsn, npkts - 1);
 	return true;
@@ -511,26 +535,22 @@ static bool vdr_resp_atomic(struct vdr_dev *dev, struct vdr_qp *qp,
 			    struct roce_pkt *pkt)
 {
 	struct vdr_xqp *x = qp->xqp;
+	bool cas = pkt->opcode == ROCE_RC(COMPARE_SWAP);
 	struct vdr_rdatom *r;
-	struct vdr_mr *mr;
 	u64 va = pkt->atomiceth.va;
 	u64 orig;
-	int err;
 
 	if (va & 7) {
 		vdr_resp_nak(dev, qp, ROCE_AETH_NAK_INVALID_REQ,
 			     VDR_QP_EV_REQ_ERR);
 		return false;
 	}
-	mr = vdr_mr_check(dev, qp->pd, pkt->atomiceth.rkey,
-			  VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC, va, 8, &err);
-	if (!mr || !vdr_resp_qp_allows(qp, VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC) ||
-	    vdr_mr_atomic(dev, mr, va,
-			  pkt->opcode == ROCE_RC(COMPARE_SWAP) ?
-			  VDR_ATOMIC_CMP_SWP : VDR_ATOMIC_FETCH_ADD,
-			  pkt->opcode == ROCE_RC(COMPARE_SWAP) ?
-			  pkt->atomiceth.compare : pkt->atomiceth.swap_add,
-			  pkt->atomiceth.swap_add, &orig)) {
+	if (!vdr_resp_qp_allows(qp, VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC) ||
+	    vdr_mr_remote_atomic(dev, qp->pd, pkt->atomiceth.rkey, va,
+				 cas ? VDR_ATOMIC_CMP_SWP : VDR_ATOMIC_FETCH_ADD,
+				 cas ? pkt->atomiceth.compare :
+				       pkt->atomiceth.swap_add,
+				 pkt->atomiceth.swap_add, &orig)) {
 		vdr_resp_nak(dev, qp, ROCE_AETH_NAK_REM_ACCESS_ERR,
 			     VDR_QP_EV_ACCESS_ERR);
 		return false;

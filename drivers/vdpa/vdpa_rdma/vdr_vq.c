@@ -13,9 +13,6 @@
 #include "vdpa_rdma.h"
 #include "vdr_xport.h"
 
-/* Bounds the time the worker holds the device lock in one pass. */
-#define VDR_WORK_BUDGET	64
-
 static void vdr_vq_notify(struct vringh *vring)
 {
 	struct vdr_vq *vq = container_of(vring, struct vdr_vq, vring);
@@ -89,30 +86,28 @@ bool vdr_vq_idle(struct vdr_vq *vq)
 	return false;
 }
 
-void vdr_schedule(struct vdr_dev *dev)
+void vdr_ctrl_schedule(struct vdr_dev *dev)
 {
-	kthread_queue_work(dev->worker, &dev->work);
+	queue_work(vdr_wq, &dev->ctrl_work);
 }
 
-void vdr_work_fn(struct kthread_work *work)
+void vdr_db_schedule(struct vdr_dev *dev)
 {
-	struct vdr_dev *dev = container_of(work, struct vdr_dev, work);
+	queue_work(vdr_wq, &dev->db_work);
+}
+
+/* The controlq and the eventqs, under dev->lock (model in vdpa_rdma.h). */
+void vdr_ctrl_work_fn(struct work_struct *work)
+{
+	struct vdr_dev *dev = container_of(work, struct vdr_dev, ctrl_work);
 	bool more = false;
 	u16 i;
 
 	mutex_lock(&dev->lock);
 	if (!dev->running)
 		goto out;
-
 	if (dev->vqs[VIRTIO_RDMA_CTRLQ].ready)
 		more |= vdr_ctrl_process(dev);
-	for (i = 0; i < dev->nqp; i++) {
-		if (dev->vqs[VIRTIO_RDMA_DOORBELLQ(i)].ready)
-			more |= vdr_doorbells_process(dev,
-						      VIRTIO_RDMA_DOORBELLQ(i));
-	}
-	/* Received RoCE packets (xport.h) */
-	more |= vdr_rx_process(dev);
 	for (i = 0; i < dev->nqp; i++) {
 		if (dev->vqs[VIRTIO_RDMA_EVENTQ(i)].ready)
 			more |= vdr_events_deliver(dev, i);
@@ -120,7 +115,29 @@ void vdr_work_fn(struct kthread_work *work)
 out:
 	mutex_unlock(&dev->lock);
 	if (more)
-		vdr_schedule(dev);
+		vdr_ctrl_schedule(dev);
+}
+
+/*
+ * The doorbellqs, without dev->lock: a doorbell never waits behind a
+ * command.  Reset and the vq config ops stop this work before they touch
+ * the doorbellqs (vdr_db_stop()).
+ */
+void vdr_db_work_fn(struct work_struct *work)
+{
+	struct vdr_dev *dev = container_of(work, struct vdr_dev, db_work);
+	bool more = false;
+	u16 i;
+
+	if (!READ_ONCE(dev->running))
+		return;
+	for (i = 0; i < dev->nqp; i++) {
+		if (READ_ONCE(dev->vqs[VIRTIO_RDMA_DOORBELLQ(i)].ready))
+			more |= vdr_doorbells_process(dev,
+						      VIRTIO_RDMA_DOORBELLQ(i));
+	}
+	if (more)
+		vdr_db_schedule(dev);
 }
 
 /*

@@ -25,10 +25,6 @@ struct vdr_xdev {
 	struct vdr_dev *dev;
 	struct list_head net_entry;	/* struct vdr_net devs */
 	struct net *net;		/* NULL once detached */
-	struct sk_buff_head rxq;	/* received, for the worker */
-	/* QPs with work for the worker; timers add to it, hence the lock. */
-	spinlock_t pend_lock;
-	struct list_head pend;
 };
 
 /* ---- per-QP transport state (vdr_xqp.c, vdr_req.c, vdr_resp.c, vdr_comp.c) ---- */
@@ -71,17 +67,16 @@ struct vdr_rdatom {
 	u64 orig;
 };
 
-#define VDR_RDATOM_SLOTS	16
-
 /* Consecutive timeouts double the retransmission timer up to 2^this. */
 #define VDR_TMO_BACKOFF_MAX	6
 
 struct vdr_xqp {
 	struct vdr_qp *qp;
 	struct vdr_dev *dev;
-	struct list_head pend_entry;	/* xdev->pend, under pend_lock */
-	struct sk_buff_head rxq;	/* packets for this QP */
-	unsigned long events;		/* VDR_XQP_EV_* from timers */
+	struct work_struct work;	/* runs the QP on vdr_wq */
+	bool dead;			/* being destroyed: run no more */
+	struct sk_buff_head rxq;	/* packets for this QP (encap_rcv) */
+	unsigned long events;		/* VDR_XQP_EV_*: timers, doorbells */
 
 	/* Requester */
 	struct vdr_swqe *swq;		/* sq.depth entries */
@@ -123,12 +118,28 @@ struct vdr_xqp {
 	u64 write_va;			/* RDMA WRITE in progress */
 	u32 write_rkey;
 	u32 write_left;
-	struct vdr_rdatom rdatom[VDR_RDATOM_SLOTS];
+	struct vdr_rdatom *rdatom;	/* nr_rdatom: max_dest_rd_atomic */
+	unsigned int nr_rdatom;
 	unsigned int rdatom_next;
+	/*
+	 * The READ being answered: responses go out a budget at a time, and
+	 * later requests stay queued until its last response is sent (the
+	 * responder answers in PSN order).
+	 */
+	struct vdr_rdatom rd_cur;
+	u32 rd_off;
+	u32 rd_psn;
+	bool rd_active;
+	struct rcu_head rcu;
 };
 
 #define VDR_XQP_EV_RETRANS	0
-#define VDR_XQP_EV_RNR	1
+#define VDR_XQP_EV_RNR		1
+#define VDR_XQP_EV_SQ_DB	2	/* an SQ doorbell */
+#define VDR_XQP_EV_RQ_DB	3	/* an RQ doorbell */
+
+/* Packets a QP processes, and sends, per run of its work (fairness). */
+#define VDR_XQP_BUDGET		64
 
 /* ---- vdr_mem.c ---- */
 
@@ -156,14 +167,18 @@ enum vdr_copy_dir {
 	VDR_FROM_MEM,		/* memory -> buffer */
 };
 
-struct vdr_mr *vdr_mr_check(struct vdr_dev *dev, struct vdr_pd *pd,
-			    u32 key, u32 access, u64 addr, u64 len,
-			    int *err);
+int vdr_mr_check(struct vdr_dev *dev, struct vdr_pd *pd, u32 key,
+		 u32 access, u64 addr, u64 len);
 int vdr_mr_copy(struct vdr_dev *dev, struct vdr_mr *mr, u64 addr,
 		void *buf, u32 len, enum vdr_copy_dir dir);
+int vdr_mr_rw(struct vdr_dev *dev, struct vdr_pd *pd, u32 key, u32 access,
+	      u64 addr, void *buf, u32 len, enum vdr_copy_dir dir);
 int vdr_mr_atomic(struct vdr_dev *dev, struct vdr_mr *mr, u64 addr,
 		  enum vdr_atomic_op op, u64 compare_add, u64 swap,
 		  u64 *orig);
+int vdr_mr_remote_atomic(struct vdr_dev *dev, struct vdr_pd *pd, u32 rkey,
+			 u64 addr, enum vdr_atomic_op op, u64 compare_add,
+			 u64 swap, u64 *orig);
 
 int vdr_sgl_check(struct vdr_dev *dev, struct vdr_pd *pd,
 		  const struct virtio_rdma_sge *sge, u32 num, u32 access,
@@ -186,18 +201,20 @@ void vdr_net_unregister(void);
 int vdr_net_attach(struct vdr_dev *dev, struct net_device *ndev);
 void vdr_net_detach(struct vdr_dev *dev);
 void vdr_net_free(struct vdr_dev *dev);
-struct sk_buff *vdr_net_rx_dequeue(struct vdr_dev *dev);
 
 /* ---- vdr_recv.c ---- */
-bool vdr_rx_process(struct vdr_dev *dev);
-void vdr_rx_purge(struct vdr_dev *dev);
+void vdr_recv_queue(struct vdr_dev *dev, struct sk_buff *skb);
+bool vdr_recv_process(struct vdr_dev *dev, struct vdr_qp *qp);
 
 /* ---- vdr_xqp.c ---- */
 int vdr_xqp_create(struct vdr_dev *dev, struct vdr_qp *qp);
 void vdr_xqp_destroy(struct vdr_dev *dev, struct vdr_qp *qp);
 void vdr_xqp_state(struct vdr_dev *dev, struct vdr_qp *qp, u8 next);
+int vdr_xqp_prepare(struct vdr_qp *qp, u8 next, u32 max_dest_rd_atomic);
+void vdr_xqp_schedule(struct vdr_xqp *x);
+bool vdr_xqp_rx_enqueue(struct vdr_xqp *x, struct sk_buff *skb, u32 limit);
 void vdr_xqp_kick(struct vdr_dev *dev, struct vdr_qp *qp);
-bool vdr_xqp_run_pending(struct vdr_dev *dev);
+void vdr_xqp_kill(struct vdr_qp *qp);
 void vdr_xqp_fatal(struct vdr_dev *dev, struct vdr_qp *qp, int ev);
 int vdr_xqp_send(struct vdr_dev *dev, struct vdr_qp *qp,
 		 const struct virtio_rdma_av *av, struct roce_pkt *pkt,
@@ -207,7 +224,7 @@ struct sk_buff *vdr_xqp_pkt_alloc(struct vdr_dev *dev,
 void vdr_xqp_timer_arm(struct vdr_xqp *x);
 
 /* ---- vdr_req.c ---- */
-void vdr_req_process(struct vdr_dev *dev, struct vdr_qp *qp);
+bool vdr_req_process(struct vdr_dev *dev, struct vdr_qp *qp);
 void vdr_req_acked(struct vdr_qp *qp);
 void vdr_req_retransmit(struct vdr_dev *dev, struct vdr_qp *qp,
 			u32 psn);
@@ -216,6 +233,7 @@ u32 vdr_req_npkts(u32 len, u32 mtu);
 /* ---- vdr_resp.c ---- */
 void vdr_resp_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 		     struct sk_buff *skb, struct roce_pkt *pkt);
+bool vdr_resp_read_continue(struct vdr_dev *dev, struct vdr_qp *qp);
 void vdr_resp_flush_ack(struct vdr_dev *dev, struct vdr_qp *qp);
 
 /* ---- vdr_comp.c ---- */

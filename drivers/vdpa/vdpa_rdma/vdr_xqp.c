@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vdpa_rdma: per-QP transport state.
+ * vdpa_rdma: per-QP transport state and the QP's work.
  *
- * Everything here runs in the device worker under dev->lock, except the
- * timer callbacks, which only mark the QP and wake the worker.  A QP with
- * work (a doorbell, received packets, an expired timer) sits on the
- * device's pending list until the worker has run its requester, responder
- * and completer.
+ * A QP's requester, responder and completer run in its work item on
+ * vdr_wq, under qp->lock (model in vdpa_rdma.h).  Everything that gives a
+ * QP something to do (a doorbell, a received packet, an expired timer, a
+ * command) schedules that work; a run does at most a budget of each kind
+ * of work and queues itself again when some is left, so a QP with a long
+ * message or a deep queue takes turns with the others.
  */
 #include <linux/slab.h>
 
@@ -16,26 +17,49 @@
 #include "vdpa_rdma.h"
 #include "vdr_xport.h"
 
-#define VDR_PEND_BUDGET	64
-
-static void vdr_xqp_mark(struct vdr_xqp *x)
+/*
+ * Schedule the QP's work, from any context.  x->dead is set under the same
+ * lock (the rxq's, irq-safe like every sk_buff_head lock) by
+ * vdr_xqp_kill(): once it is set, no one queues the work again, so
+ * cancelling it is final.
+ */
+void vdr_xqp_schedule(struct vdr_xqp *x)
 {
-	struct vdr_xdev *xd = x->dev->xdev;
 	unsigned long flags;
 
-	spin_lock_irqsave(&xd->pend_lock, flags);
-	if (list_empty(&x->pend_entry))
-		list_add_tail(&x->pend_entry, &xd->pend);
-	spin_unlock_irqrestore(&xd->pend_lock, flags);
+	spin_lock_irqsave(&x->rxq.lock, flags);
+	if (!x->dead)
+		queue_work(vdr_wq, &x->work);
+	spin_unlock_irqrestore(&x->rxq.lock, flags);
 }
 
-/* Queue the QP for the worker; the caller runs under dev->lock. */
+/**
+ * vdr_xqp_rx_enqueue - queue a received packet and schedule the QP
+ * @x: the QP's transport state
+ * @skb: the packet
+ * @limit: most packets the QP may have queued
+ *
+ * Return: false when the packet was not queued (the caller drops it).
+ */
+bool vdr_xqp_rx_enqueue(struct vdr_xqp *x, struct sk_buff *skb, u32 limit)
+{
+	unsigned long flags;
+	bool queued = false;
+
+	spin_lock_irqsave(&x->rxq.lock, flags);
+	if (!x->dead && skb_queue_len(&x->rxq) < limit) {
+		__skb_queue_tail(&x->rxq, skb);
+		queue_work(vdr_wq, &x->work);
+		queued = true;
+	}
+	spin_unlock_irqrestore(&x->rxq.lock, flags);
+	return queued;
+}
+
 void vdr_xqp_kick(struct vdr_dev *dev, struct vdr_qp *qp)
 {
-	if (!qp->xqp || !dev->xdev)
-		return;
-	vdr_xqp_mark(qp->xqp);
-	vdr_schedule(dev);
+	if (qp->xqp)
+		vdr_xqp_schedule(qp->xqp);
 }
 
 static enum hrtimer_restart vdr_retrans_fn(struct hrtimer *t)
@@ -43,8 +67,7 @@ static enum hrtimer_restart vdr_retrans_fn(struct hrtimer *t)
 	struct vdr_xqp *x = container_of(t, struct vdr_xqp, retrans_timer);
 
 	set_bit(VDR_XQP_EV_RETRANS, &x->events);
-	vdr_xqp_mark(x);
-	vdr_schedule(x->dev);
+	vdr_xqp_schedule(x);
 	return HRTIMER_NORESTART;
 }
 
@@ -53,8 +76,7 @@ static enum hrtimer_restart vdr_rnr_fn(struct hrtimer *t)
 	struct vdr_xqp *x = container_of(t, struct vdr_xqp, rnr_timer);
 
 	set_bit(VDR_XQP_EV_RNR, &x->events);
-	vdr_xqp_mark(x);
-	vdr_schedule(x->dev);
+	vdr_xqp_schedule(x);
 	return HRTIMER_NORESTART;
 }
 
@@ -83,57 +105,82 @@ void vdr_xqp_timer_arm(struct vdr_xqp *x)
 		      HRTIMER_MODE_REL_SOFT);
 }
 
+static void vdr_xqp_work(struct work_struct *work);
+
 int vdr_xqp_create(struct vdr_dev *dev, struct vdr_qp *qp)
 {
 	struct vdr_xqp *x;
 
-	x = kzalloc(sizeof(*x), GFP_KERNEL);
+	x = kzalloc(sizeof(*x), GFP_KERNEL_ACCOUNT);
 	if (!x)
 		return -ENOMEM;
-	x->swq = kvcalloc(qp->sq.depth, sizeof(*x->swq), GFP_KERNEL);
+	x->swq = kvcalloc(qp->sq.depth, sizeof(*x->swq), GFP_KERNEL_ACCOUNT);
 	if (!x->swq) {
 		kfree(x);
 		return -ENOMEM;
 	}
 	x->qp = qp;
 	x->dev = dev;
-	INIT_LIST_HEAD(&x->pend_entry);
+	INIT_WORK(&x->work, vdr_xqp_work);
 	skb_queue_head_init(&x->rxq);
 	hrtimer_init(&x->retrans_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	x->retrans_timer.function = vdr_retrans_fn;
 	hrtimer_init(&x->rnr_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	x->rnr_timer.function = vdr_rnr_fn;
 	x->prev_opcode = ROCE_OPCODE_NONE;
-	qp->xqp = x;
+	/* encap_rcv and db_work find the QP first: publish x complete. */
+	smp_store_release(&qp->xqp, x);
 	return 0;
 }
 
-/* Stop timers and drop queued packets; the QP stays known to the worker. */
-static void vdr_xqp_quiesce(struct vdr_dev *dev, struct vdr_xqp *x)
+/* Stop timers and drop queued packets and work (to RESET or ERR). */
+static void vdr_xqp_quiesce(struct vdr_xqp *x)
 {
-	unsigned long flags;
-
 	hrtimer_cancel(&x->retrans_timer);
 	hrtimer_cancel(&x->rnr_timer);
 	skb_queue_purge(&x->rxq);
-	if (dev->xdev) {
-		spin_lock_irqsave(&dev->xdev->pend_lock, flags);
-		list_del_init(&x->pend_entry);
-		spin_unlock_irqrestore(&dev->xdev->pend_lock, flags);
-	}
 	x->events = 0;
+	x->rd_active = false;
 }
 
+/**
+ * vdr_xqp_kill - make a QP's work stop for good
+ * @qp: the QP, already removed from dev->qps
+ *
+ * Whoever found the QP before it left the table (encap_rcv, db_work, a
+ * timer) may still try to schedule it; after this, none will.  Takes
+ * qp->lock: a run in progress finishes first.
+ */
+void vdr_xqp_kill(struct vdr_qp *qp)
+{
+	struct vdr_xqp *x = qp->xqp;
+
+	if (!x)
+		return;
+	mutex_lock(&qp->lock);
+	spin_lock_irq(&x->rxq.lock);
+	x->dead = true;
+	spin_unlock_irq(&x->rxq.lock);
+	mutex_unlock(&qp->lock);
+}
+
+/* After vdr_xqp_kill(): wait for the work and timers, free the state. */
 void vdr_xqp_destroy(struct vdr_dev *dev, struct vdr_qp *qp)
 {
 	struct vdr_xqp *x = qp->xqp;
 
 	if (!x)
 		return;
-	vdr_xqp_quiesce(dev, x);
+	/* A timer may queue the work until it is cancelled: work last. */
+	hrtimer_cancel(&x->retrans_timer);
+	hrtimer_cancel(&x->rnr_timer);
+	cancel_work_sync(&x->work);
+	skb_queue_purge(&x->rxq);
 	kvfree(x->swq);
-	kfree(x);
+	kvfree(x->rdatom);
 	qp->xqp = NULL;
+	/* encap_rcv and db_work may still look at x under RCU. */
+	kfree_rcu(x, rcu);
 }
 
 static void vdr_xqp_req_init(struct vdr_qp *qp, struct vdr_xqp *x)
@@ -167,7 +214,40 @@ static void vdr_xqp_resp_init(struct vdr_qp *qp, struct vdr_xqp *x)
 	x->rwqe_valid = false;
 	x->recv_off = 0;
 	x->write_left = 0;
-	memset(x->rdatom, 0, sizeof(x->rdatom));
+	if (x->rdatom)
+		memset(x->rdatom, 0, x->nr_rdatom * sizeof(*x->rdatom));
+	x->rdatom_next = 0;
+}
+
+/**
+ * vdr_xqp_prepare - allocate what a state transition needs
+ * @qp: the QP, under qp->lock, before MODIFY_QP changes anything
+ * @next: the new state
+ * @max_dest_rd_atomic: the responder resources the QP will have
+ *
+ * The responder remembers as many READs and atomics as it lets the peer
+ * have outstanding, to answer their duplicates; sized when the QP enters
+ * RTR, so an idle QP costs nothing and a QP that offers rxe's 128 costs
+ * 5 KiB.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int vdr_xqp_prepare(struct vdr_qp *qp, u8 next, u32 max_dest_rd_atomic)
+{
+	struct vdr_xqp *x = qp->xqp;
+	unsigned int n = clamp_t(u32, max_dest_rd_atomic, 1, VDR_MAX_RD_ATOM);
+	struct vdr_rdatom *r;
+
+	if (!x || next != VIRTIO_RDMA_QPS_RTR || qp->state == next ||
+	    qp->type != VIRTIO_RDMA_QPT_RC || n == x->nr_rdatom)
+		return 0;
+	r = kvcalloc(n, sizeof(*r), GFP_KERNEL_ACCOUNT);
+	if (!r)
+		return -ENOMEM;
+	kvfree(x->rdatom);
+	x->rdatom = r;
+	x->nr_rdatom = n;
+	return 0;
 }
 
 /* Called by vdr_qp.c before it applies the side effects of a new state. */
@@ -186,7 +266,7 @@ void vdr_xqp_state(struct vdr_dev *dev, struct vdr_qp *qp, u8 next)
 	switch (next) {
 	case VIRTIO_RDMA_QPS_RESET:
 	case VIRTIO_RDMA_QPS_ERR:
-		vdr_xqp_quiesce(dev, x);
+		vdr_xqp_quiesce(x);
 		x->rwqe_valid = false;
 		break;
 	case VIRTIO_RDMA_QPS_INIT:
@@ -285,25 +365,20 @@ int vdr_xqp_send(struct vdr_dev *dev, struct vdr_qp *qp,
 	return vdr_net_send(dev, skb);
 }
 
-static void vdr_xqp_run(struct vdr_dev *dev, struct vdr_qp *qp)
+/* Returns true when the QP has work left for another run. */
+static bool vdr_xqp_run(struct vdr_dev *dev, struct vdr_qp *qp)
 {
 	struct vdr_xqp *x = qp->xqp;
-	struct roce_pkt pkt;
-	struct sk_buff *skb;
+	bool more, db;
 
-	while ((skb = skb_dequeue(&x->rxq))) {
-		if (vdr_roce_parse(skb->data, skb->len, &pkt)) {
-			kfree_skb(skb);
-			continue;
-		}
-		if (pkt.info->flags & ROCE_OPF_RESP)
-			vdr_comp_packet(dev, qp, &pkt);
-		else
-			vdr_resp_packet(dev, qp, skb, &pkt);
-		kfree_skb(skb);
-		if (!qp->xqp)
-			return;
-	}
+	db = test_and_clear_bit(VDR_XQP_EV_SQ_DB, &x->events);
+	db |= test_and_clear_bit(VDR_XQP_EV_RQ_DB, &x->events);
+	more = vdr_recv_process(dev, qp);
+	/* In ERR every post is flushed, which ib_drain_qp() waits for. */
+	if (qp->state == VIRTIO_RDMA_QPS_ERR)
+		return (db && vdr_qp_flush(dev, qp)) || more;
+
+	more |= vdr_resp_read_continue(dev, qp);
 	vdr_resp_flush_ack(dev, qp);
 
 	if (test_and_clear_bit(VDR_XQP_EV_RNR, &x->events))
@@ -317,30 +392,23 @@ static void vdr_xqp_run(struct vdr_dev *dev, struct vdr_qp *qp)
 	    !hrtimer_is_queued(&x->retrans_timer))
 		vdr_comp_timeout(dev, qp);
 	vdr_comp_run(dev, qp);
-	vdr_req_process(dev, qp);
+	more |= vdr_req_process(dev, qp);
 	/* Local operations and unreliable sends finish in the requester. */
 	vdr_comp_run(dev, qp);
+	return more;
 }
 
-/* Returns true when QPs may still have work. */
-bool vdr_xqp_run_pending(struct vdr_dev *dev)
+static void vdr_xqp_work(struct work_struct *work)
 {
-	struct vdr_xdev *xd = dev->xdev;
-	struct vdr_xqp *x;
-	int i;
+	struct vdr_xqp *x = container_of(work, struct vdr_xqp, work);
+	struct vdr_qp *qp = x->qp;
+	bool more = false;
 
-	lockdep_assert_held(&dev->lock);
-
-	for (i = 0; i < VDR_PEND_BUDGET; i++) {
-		spin_lock_irq(&xd->pend_lock);
-		x = list_first_entry_or_null(&xd->pend, struct vdr_xqp,
-					     pend_entry);
-		if (x)
-			list_del_init(&x->pend_entry);
-		spin_unlock_irq(&xd->pend_lock);
-		if (!x)
-			return false;
-		vdr_xqp_run(dev, x->qp);
-	}
-	return true;
+	mutex_lock(&qp->lock);
+	if (!x->dead)
+		more = vdr_xqp_run(x->dev, qp);
+	mutex_unlock(&qp->lock);
+	/* Behind the QPs that queued meanwhile: one budget per turn. */
+	if (more)
+		vdr_xqp_schedule(x);
 }
