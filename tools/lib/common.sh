@@ -150,9 +150,9 @@ wait_gid() { # ibdev gid [type]
 # A hardware counter of an ib_device's port 1; status 1 (and no output) if the
 # port has no such counter.
 ib_counter() { # ibdev name
-	rdma statistic show link "$1/1" 2>/dev/null |
-		awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); f = 1; exit } }
-			END { exit !f }'
+	rdma statistic show link "$1/1" 2>/dev/null | awk -v k="$2" '
+		{ for (i = 1; i <= NF; i++) { if (at) { print $i; f = 1; exit } at = $i == k } }
+		END { exit !f }'
 }
 
 # --- devices -----------------------------------------------------------------------
