@@ -160,8 +160,17 @@ def _strip(text):
     return text.replace('\\\n', ' ')
 
 
+_INT = re.compile(r'(0[xX][0-9a-fA-F]+|[1-9]\d*|0)[uUlL]*')
+
+
 def _eval(expr, consts):
     """An integer #define value, or None when it is not one."""
+    expr = expr.strip()
+    m = _INT.fullmatch(expr)          # most values: a plain literal
+    if m:
+        return int(m.group(1), 0)
+    if expr in consts:
+        return consts[expr]
     expr = re.sub(r'\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\b', r'\1', expr.strip())
     if not expr or not re.fullmatch(r'[\w\s()+\-*/%<>|&~^]+', expr):
         return None
