@@ -6,102 +6,98 @@
 Every command goes through the driver's raw_cmd debugfs file (see
 drivers/infiniband/hw/virtio_rdma/vrdma_debugfs.c for the contract) and must come
 back with the status Documentation/virtio-rdma-spec.rst gives for that
-input.  Rings and page lists live in locked pages of this process whose
-physical addresses come from /proc/self/pagemap: bound to virtio_vdpa the
-device's IOTLB is the identity, so those are the DMA addresses.  Every
-object this script creates is destroyed before the pages go away.
+input.  Command codes, statuses, flags and every request, response, ring and
+WQE layout come from include/uapi/linux/virtio_rdma.h (virtio_rdma_abi.py);
+the limits the invalid values exceed come from the device's own QUERY_DEVICE
+and QUERY_PORT answers.  Rings and page lists live in locked pages of this
+process whose physical addresses come from /proc/self/pagemap: bound to
+virtio_vdpa the device's IOTLB is the identity, so those are the DMA
+addresses.  Every object this script creates is destroyed before the pages
+go away.
+
+The checks run in the order of the sections below (one function per control
+command or per behaviour); later sections use the objects earlier ones made,
+and the last one checks that CMD_ERRORS counted every rejection.
 
 Exit status: 0 all checks passed, 1 a check failed, 77 cannot run here.
 """
 import ctypes
 import mmap
-import os
 import struct
 import sys
 
+from virtio_rdma_abi import Abi, AbiError, RawCmd
+
 PAGE = 4096
-
-# Command codes and statuses, from include/uapi/linux/virtio_rdma.h.
-QUERY_DEVICE, QUERY_PORT, CREATE_PD, DESTROY_PD, GET_DMA_MR, CREATE_MR = 1, 2, 3, 4, 5, 6
-ALLOC_MR, DEREG_MR, CREATE_CQ, DESTROY_CQ, CREATE_QP, MODIFY_QP = 7, 8, 9, 10, 11, 12
-QUERY_QP, DESTROY_QP, ADD_GID, DEL_GID, QUERY_STATS = 13, 14, 15, 16, 17
-STATUS = ['OK', 'INVAL', 'NOENT', 'NOMEM', 'NOSPC', 'BUSY', 'PERM', 'ACCES',
-          'OPNOTSUPP', 'FAULT', 'MALFORMED']
-OK, INVAL, NOENT, NOSPC, BUSY, PERM, ACCES, OPNOTSUPP, FAULT, MALFORMED = (
-    0, 1, 2, 4, 5, 6, 7, 8, 9, 10)
-
-QPT_SMI, QPT_GSI, QPT_RC, QPT_UC, QPT_UD = 0, 1, 2, 3, 4
-RESET, INIT, RTR, RTS, SQD, SQE, ERR = range(7)
-A_STATE, A_CUR_STATE, A_ACCESS, A_PKEY, A_PORT, A_QKEY, A_AV = 0x1, 0x2, 0x8, 0x10, 0x20, 0x40, 0x80
-A_PATH_MTU, A_TIMEOUT, A_RETRY, A_RNR_RETRY, A_RQ_PSN = 0x100, 0x200, 0x400, 0x800, 0x1000
-A_MAX_QP_RD, A_ALT_PATH, A_MIN_RNR, A_SQ_PSN, A_MAX_DEST_RD = 0x2000, 0x4000, 0x8000, 0x10000, 0x20000
-A_DEST_QPN = 0x100000
-LOCAL_WRITE, REMOTE_WRITE, REMOTE_ATOMIC = 0x1, 0x2, 0x8
-STAT_CMD_ERRORS = 14
-WC_WR_FLUSH_ERR, WC_OP_SEND, WC_OP_RDMA_READ, WC_OP_RECV = 5, 0, 2, 0x80
-RING_F_ERROR, RING_F_OVERFLOW = 0x1, 0x2
 UNMAPPED = 1 << 50          # far above any RAM: the IOTLB finds no page
-GID_IDX = 63                # a GID slot the driver leaves empty
 
-failures = []
+ABI = Abi.load()
+CMD = ABI.group('CMD_')
+STATUS = {v: k for k, v in ABI.group('STATUS_').items()}
+OK, INVAL, NOENT, NOSPC, BUSY, PERM, ACCES, OPNOTSUPP, FAULT = (
+    ABI.c('STATUS_' + n) for n in
+    ('OK', 'INVAL', 'NOENT', 'NOSPC', 'BUSY', 'PERM', 'ACCES', 'OPNOTSUPP', 'FAULT'))
+QPT = ABI.group('QPT_')
+QPT_SMI = 0                 # IB_QPT_SMI: the ABI has no SMI QP
+QPS = ABI.group('QPS_')
+RESET, INIT, RTR, RTS, SQD, ERR = (QPS[n] for n in ('RESET', 'INIT', 'RTR', 'RTS', 'SQD', 'ERR'))
+A = ABI.group('QP_')        # MODIFY_QP attribute mask bits
+A_ALT_PATH = 0x4000         # IB_QP_ALT_PATH: not in the ABI, must be refused
+ACC = ABI.group('ACCESS_')
+LOCAL_WRITE = ACC['LOCAL_WRITE']
+
+# Layouts.
+HDR = ABI.s('cmd_hdr')
+RESP_HDR = ABI.s('cmd_resp_hdr')
+RING_CTL = ABI.s('ring_ctl')
+CQE = ABI.s('cqe')
+SQ_WQE = ABI.s('sq_wqe')
+RQ_WQE = ABI.s('rq_wqe')
+SGE = ABI.s('sge')
+CTL = ABI.c('RING_CTL_SIZE')
+
+
+def sq_stride(shift):
+    return 1 << (ABI.c('SQ_WQE_BASE_SHIFT') + shift)
+
+
+def rq_stride(shift):
+    return 1 << (ABI.c('RQ_WQE_BASE_SHIFT') + shift)
+
+
+# Requests whose success creates an object, and the command that destroys it.
+DESTROY = {CMD['CREATE_PD']: CMD['DESTROY_PD'], CMD['GET_DMA_MR']: CMD['DEREG_MR'],
+           CMD['CREATE_MR']: CMD['DEREG_MR'], CMD['ALLOC_MR']: CMD['DEREG_MR'],
+           CMD['CREATE_CQ']: CMD['DESTROY_CQ'], CMD['CREATE_QP']: CMD['DESTROY_QP']}
+# The response struct of each command that has a response body.
+RESP = {'QUERY_DEVICE': 'query_device_resp', 'QUERY_PORT': 'query_port_resp',
+        'CREATE_PD': 'create_pd_resp', 'GET_DMA_MR': 'mr_resp', 'CREATE_MR': 'mr_resp',
+        'ALLOC_MR': 'mr_resp', 'CREATE_CQ': 'create_cq_resp',
+        'CREATE_QP': 'create_qp_resp', 'QUERY_QP': 'query_qp_resp',
+        'QUERY_STATS': 'query_stats_resp'}
 
 
 def st(code):
-    return STATUS[code] if 0 <= code < len(STATUS) else str(code)
+    return STATUS.get(code, str(code))
 
 
-class Device:
-    """One raw_cmd file; counts the commands the device must reject."""
+def resp_size(name):
+    return ABI.s(RESP[name]).size if name in RESP else 0
 
-    def __init__(self, path):
-        self.fd = os.open(path, os.O_RDWR)
+
+class Checks:
+    """The failures so far and the commands the device must have rejected."""
+
+    def __init__(self):
+        self.failures = []
         self.rejected = 0
 
-    def raw(self, req, resp_len):
-        os.write(self.fd, struct.pack('<II', resp_len, 0) + req)
-        data = b''
-        while len(data) < resp_len:
-            chunk = os.read(self.fd, resp_len - len(data))
-            if not chunk:
-                break
-            data += chunk
-        return data
-
-    def cmd(self, code, body=b'', resp_size=0, resp_len=None):
-        """Returns (status, response body)."""
-        if resp_len is None:
-            resp_len = 8 + resp_size
-        data = self.raw(struct.pack('<II', code, 0) + body, resp_len)
-        status = struct.unpack_from('<I', data)[0] if len(data) >= 4 else None
-        return status, data[8:]
-
-
-def check(what, expected, got):
-    if expected == got:
-        print(f'ok: {what}: {got}')
-    else:
-        print(f'FAIL: {what}: expected {expected}, got {got}')
-        failures.append(what)
-
-
-DESTROY = {CREATE_PD: DESTROY_PD, GET_DMA_MR: DEREG_MR, CREATE_MR: DEREG_MR,
-           ALLOC_MR: DEREG_MR, CREATE_CQ: DESTROY_CQ, CREATE_QP: DESTROY_QP}
-# Objects alive in the device that point at this process's pages or were
-# made by this script: (destroy command, handle), oldest first.
-alive = []
-
-
-def expect(dev, what, want, code, body=b'', resp_size=0):
-    status, resp = dev.cmd(code, body, resp_size)
-    if want != OK:
-        dev.rejected += 1
-    check(what, st(want), st(status))
-    if status == OK and code in DESTROY:
-        alive.append((DESTROY[code], struct.unpack_from('<I', resp)[0]))
-    if status == OK and code in DESTROY.values():
-        handle = struct.unpack_from('<I', body)[0]
-        alive[:] = [o for o in alive if o != (code, handle)]
-    return resp
+    def check(self, what, expected, got):
+        if expected == got:
+            print(f'ok: {what}: {got}')
+        else:
+            print(f'FAIL: {what}: expected {expected}, got {got}')
+            self.failures.append(what)
 
 
 class Pages:
@@ -128,425 +124,583 @@ class Pages:
     def put(self, page, off, data):
         self.m[page * PAGE + off:page * PAGE + off + len(data)] = data
 
+    # Rings: a struct virtio_rdma_ring_ctl, then the entries.
+    def ctl(self, page, field):
+        return self.u32(page, RING_CTL.offset(field))
 
-def create_cq(ring, size, depth, eventq=0):
-    return struct.pack('<QQII8x', ring, size, depth, eventq)
+    def set_ctl(self, page, field, value):
+        self.put(page, RING_CTL.offset(field), struct.pack('<I', value))
 
+    def entry(self, page, stride, i, layout, **fields):
+        self.put(page, CTL + i * stride, layout.pack(**fields))
 
-def create_qp(pd, qpt, scq, rcq, sq_addr, rq_addr, sq_depth=4, rq_depth=4,
-              sq_shift=1, rq_shift=1, send_sge=1, recv_sge=1, inline=0,
-              sq_size=PAGE, rq_size=PAGE):
-    return struct.pack('<IBBBBIIIIIIIIQQQQ8x', pd, qpt, 0, sq_shift, rq_shift,
-                       scq, rcq, sq_depth, rq_depth, send_sge, recv_sge,
-                       inline, 0, sq_addr, sq_size, rq_addr, rq_size)
-
-
-def av(sgid_index=GID_IDX, network_type=2, dgid=None, flow_label=0):
-    dgid = dgid or bytes(10) + b'\xff\xff' + bytes([10, 0, 0, 2])
-    return struct.pack('<16s6sBBBBHI', dgid, b'\x02\0\0\0\0\2', sgid_index,
-                       64, 0, network_type, 0, flow_label)
+    def cqe(self, page, i):
+        return CQE.unpack(self.m, page * PAGE + CTL + i * CQE.size)
 
 
-def modify_qp(qpn, mask, state=0, cur_state=0, path_mtu=3, timeout=14,
-              retry_cnt=7, rnr_retry=7, min_rnr_timer=12, max_rd_atomic=1,
-              max_dest_rd_atomic=1, port=1, pkey_index=0, qkey=0, rq_psn=0,
-              sq_psn=0, dest_qpn=3, access=LOCAL_WRITE, addr=None):
-    attr = struct.pack('<12BHHIIIIII', state, cur_state, path_mtu, 0, 0,
-                       timeout, retry_cnt, rnr_retry, min_rnr_timer,
-                       max_rd_atomic, max_dest_rd_atomic, port, pkey_index, 0,
-                       qkey, rq_psn, sq_psn, dest_qpn, access, 0)
-    attr += addr if addr is not None else av()
-    attr += bytes(24)
-    assert len(attr) == 96
-    return struct.pack('<II', qpn, mask) + attr
+class Session:
+    """The device, this process's pages, the device's limits and the objects
+    the checks create, shared by the sections below."""
+
+    def __init__(self, path):
+        self.dev = RawCmd(ABI, path)
+        self.mem = Pages(8)
+        self.c = Checks()
+        # Objects alive in the device that point at this process's pages or
+        # were made by this script: (destroy command, handle), oldest first.
+        self.alive = []
+        self.nqp = 4            # num_queue_pairs of a tools/vrdma device
+
+    def check(self, what, expected, got):
+        self.c.check(what, expected, got)
+
+    def req(self, name, **fields):
+        return ABI.s(name).pack(**fields)
+
+    def expect(self, what, want, name, body=b''):
+        """Send command NAME; check its status; returns the decoded response
+        (or {} when it has none)."""
+        code = CMD[name]
+        size = resp_size(name)
+        status, resp = self.dev.cmd(code, body, size)
+        if want != OK:
+            self.c.rejected += 1
+        self.check(what, st(want), st(status))
+        out = ABI.s(RESP[name]).unpack(resp) if size and status == OK else {}
+        if status == OK and code in DESTROY:
+            self.alive.append((DESTROY[code], struct.unpack_from('<I', resp)[0]))
+        if status == OK and code in DESTROY.values():
+            handle = struct.unpack_from('<I', body)[0]
+            self.alive[:] = [o for o in self.alive if o != (code, handle)]
+        return out
+
+    def expect_raw(self, what, want, code, body=b''):
+        """A command code the ABI does not name; no response body."""
+        status, _ = self.dev.cmd(code, body, 0)
+        if want != OK:
+            self.c.rejected += 1
+        self.check(what, st(want), st(status))
+
+    def malformed(self, what, req, resp_len):
+        """A chain of the wrong shape: the device must answer MALFORMED."""
+        self.c.rejected += 1
+        data = self.dev.raw(req, resp_len)
+        self.check(what, 'MALFORMED', st(RESP_HDR.unpack(data)['status']))
+
+    def destroy_leftovers(self):
+        if self.alive:
+            print(f'destroying {len(self.alive)} leftover object(s)')
+            for code, handle in reversed(self.alive):
+                self.dev.cmd(code, h(handle))
 
 
-def h(x):
-    return struct.pack('<II', x, 0)
+def h(handle):
+    """The request of a DESTROY_*/DEREG_MR/DEL_GID/QUERY_PORT: a handle (or
+    index, or port) and a reserved word."""
+    return struct.pack('<II', handle, 0)
 
 
-def main():
-    try:
-        return run()
-    finally:
-        if alive and dev_global:
-            print(f'destroying {len(alive)} leftover object(s)')
-            for code, handle in reversed(alive):
-                dev_global.cmd(code, h(handle))
+def stats(s):
+    status, resp = s.dev.cmd(CMD['QUERY_STATS'], b'', resp_size('QUERY_STATS'))
+    s.check('QUERY_STATS works', 'OK', st(status))
+    return ABI.s('query_stats_resp').unpack(resp)['counters'][ABI.c('STAT_CMD_ERRORS')]
 
 
-dev_global = None
+def limits(s):
+    status, resp = s.dev.cmd(CMD['QUERY_DEVICE'], b'', resp_size('QUERY_DEVICE'))
+    s.check('QUERY_DEVICE works', 'OK', st(status))
+    d = ABI.s('query_device_resp').unpack(resp)
+    status, resp = s.dev.cmd(CMD['QUERY_PORT'], h(1), resp_size('QUERY_PORT'))
+    s.check('QUERY_PORT works', 'OK', st(status))
+    p = ABI.s('query_port_resp').unpack(resp)
+    d['gid_tbl_len'] = p['gid_tbl_len']
+    print(f'device limits: max_qp {d["max_qp"]} max_qp_wr {d["max_qp_wr"]} sge '
+          f'{d["max_send_sge"]}/{d["max_recv_sge"]} max_cq {d["max_cq"]} '
+          f'max_cqe {d["max_cqe"]} max_mr {d["max_mr"]} max_pd {d["max_pd"]} '
+          f'frpl {d["max_fast_reg_page_list_len"]} inline {d["max_inline_data"]} '
+          f'wqe shifts {d["max_sq_wqe_shift"]}/{d["max_rq_wqe_shift"]} '
+          f'gids {d["gid_tbl_len"]}')
+    s.lim = d
+    # A GID slot the driver leaves empty (it fills them from index 0).
+    s.gid_idx = d['gid_tbl_len'] - 1
 
 
-def run():
-    global dev_global
-    if len(sys.argv) != 2:
-        print(__doc__)
-        return 2
-    try:
-        dev = Device(sys.argv[1])
-        mem = Pages(8)
-        dev_global = dev
-    except OSError as e:
-        print(f'cannot run: {e}')
-        return 77
-
-    status, stats = dev.cmd(QUERY_STATS, resp_size=264)
-    check('QUERY_STATS works', 'OK', st(status))
-    errors0 = struct.unpack_from('<Q', stats, 8 + 8 * STAT_CMD_ERRORS)[0]
-    status, qd = dev.cmd(QUERY_DEVICE, resp_size=256)
-    check('QUERY_DEVICE works', 'OK', st(status))
-    max_qp, max_qp_wr, max_send_sge, max_recv_sge = struct.unpack_from('<4I', qd, 52)
-    max_cq, max_cqe, max_mr, max_pd = struct.unpack_from('<4I', qd, 72)
-    frpl_len, max_inline = struct.unpack_from('<2I', qd, 100)
-    atomic_cap = qd[111]
-    print(f'device limits: max_qp {max_qp} max_qp_wr {max_qp_wr} sge {max_send_sge}/'
-          f'{max_recv_sge} max_cq {max_cq} max_cqe {max_cqe} max_mr {max_mr} '
-          f'max_pd {max_pd} frpl {frpl_len} inline {max_inline}')
-    nqp = 4
-
-    # --- descriptor chain shape ----------------------------------------------
+# --- descriptor chain shape --------------------------------------------------
+def check_chain_shape(s):
     print('--- chain shape')
-    dev.rejected += 1
-    check('readable part shorter than the header', 'MALFORMED',
-          st(struct.unpack_from('<I', dev.raw(b'\1\0\0\0', 8))[0]))
-    dev.rejected += 1
-    check('QUERY_PORT request 4 bytes short', 'MALFORMED',
-          st(struct.unpack_from('<I', dev.raw(struct.pack('<III', QUERY_PORT, 0, 1), 72))[0]))
-    dev.rejected += 1
-    check('QUERY_PORT request 8 bytes long', 'MALFORMED',
-          st(struct.unpack_from('<I', dev.raw(struct.pack('<IIIIII', QUERY_PORT, 0, 1, 0, 0, 0), 72))[0]))
-    dev.rejected += 1
-    check('CREATE_PD with a request body', 'MALFORMED',
-          st(struct.unpack_from('<I', dev.raw(struct.pack('<IIII', CREATE_PD, 0, 0, 0), 16))[0]))
-    status, _ = dev.cmd(QUERY_DEVICE, resp_len=8 + 255)
-    dev.rejected += 1
-    check('QUERY_DEVICE writable part 1 byte short', 'MALFORMED', st(status))
-    status, _ = dev.cmd(QUERY_STATS, resp_len=8 + 263)
-    dev.rejected += 1
-    check('QUERY_STATS writable part 1 byte short', 'MALFORMED', st(status))
-    data = dev.raw(struct.pack('<II', QUERY_DEVICE, 0), 4)
-    dev.rejected += 1
-    check('writable part shorter than a status: nothing written', bytes(4), data)
-    data = dev.raw(struct.pack('<II', CREATE_PD, 0), 0)
-    dev.rejected += 1
-    check('no writable part at all: nothing written', b'', data)
-    for code in (0, 18, 0x80000000, 0xffffffff):
-        expect(dev, f'unknown command {code:#x}', OPNOTSUPP, code)
+    port_req = ABI.s('query_port_req').pack(port=1)
+    port_resp = RESP_HDR.size + resp_size('QUERY_PORT')
+    s.malformed('readable part shorter than the header',
+                HDR.pack(cmd=CMD['QUERY_DEVICE'])[:HDR.size // 2], RESP_HDR.size)
+    s.malformed('QUERY_PORT request 4 bytes short',
+                HDR.pack(cmd=CMD['QUERY_PORT']) + port_req[:-4], port_resp)
+    s.malformed('QUERY_PORT request 8 bytes long',
+                HDR.pack(cmd=CMD['QUERY_PORT']) + port_req + bytes(8), port_resp)
+    s.malformed('CREATE_PD with a request body',
+                HDR.pack(cmd=CMD['CREATE_PD']) + bytes(8),
+                RESP_HDR.size + resp_size('CREATE_PD'))
+    for name in ('QUERY_DEVICE', 'QUERY_STATS'):
+        s.malformed(f'{name} writable part 1 byte short', HDR.pack(cmd=CMD[name]),
+                    RESP_HDR.size + resp_size(name) - 1)
+    data = s.dev.raw(HDR.pack(cmd=CMD['QUERY_DEVICE']), RESP_HDR.size // 2)
+    s.c.rejected += 1
+    s.check('writable part shorter than a status: nothing written',
+            bytes(RESP_HDR.size // 2), data)
+    data = s.dev.raw(HDR.pack(cmd=CMD['CREATE_PD']), 0)
+    s.c.rejected += 1
+    s.check('no writable part at all: nothing written', b'', data)
+    for code in (0, max(CMD.values()) + 1, 0x80000000, 0xffffffff):
+        s.expect_raw(f'unknown command {code:#x}', OPNOTSUPP, code)
     # Reserved fields are ignored (spec "Conventions"), not rejected.
-    status, _ = dev.cmd(QUERY_PORT, struct.pack('<II', 1, 0xffffffff), 64)
-    check('QUERY_PORT with a non-zero reserved field is served', 'OK', st(status))
+    status, _ = s.dev.cmd(CMD['QUERY_PORT'],
+                          ABI.s('query_port_req').pack(port=1, reserved=0xffffffff),
+                          resp_size('QUERY_PORT'))
+    s.check('QUERY_PORT with a non-zero reserved field is served', 'OK', st(status))
 
-    # --- QUERY_PORT, GIDs ----------------------------------------------------
+
+# --- QUERY_PORT, ADD_GID, DEL_GID ---------------------------------------------
+GID4 = bytes(10) + b'\xff\xff' + bytes([10, 0, 0, 1])   # ::ffff:10.0.0.1
+
+
+def add_gid(index, gid_type, gid=GID4):
+    return ABI.s('add_gid_req').pack(index=index, gid_type=gid_type, gid=gid)
+
+
+def check_port_and_gids(s):
     print('--- QUERY_PORT, ADD_GID, DEL_GID')
     for port in (0, 2, 0xffffffff):
-        expect(dev, f'QUERY_PORT port {port}', INVAL, QUERY_PORT, h(port), 64)
-    gid4 = bytes(10) + b'\xff\xff' + bytes([10, 0, 0, 1])
-    expect(dev, 'ADD_GID index 64', INVAL, ADD_GID, struct.pack('<II16s', 64, 2, gid4))
-    expect(dev, 'ADD_GID index 0xffffffff', INVAL, ADD_GID, struct.pack('<II16s', 0xffffffff, 2, gid4))
-    expect(dev, 'ADD_GID RoCE v1', OPNOTSUPP, ADD_GID, struct.pack('<II16s', GID_IDX, 1, gid4))
-    expect(dev, 'ADD_GID type 0', INVAL, ADD_GID, struct.pack('<II16s', GID_IDX, 0, gid4))
-    expect(dev, 'ADD_GID type 3', INVAL, ADD_GID, struct.pack('<II16s', GID_IDX, 3, gid4))
-    expect(dev, 'DEL_GID index 64', INVAL, DEL_GID, h(64))
-    expect(dev, f'DEL_GID empty index {GID_IDX}', NOENT, DEL_GID, h(GID_IDX))
-    expect(dev, f'ADD_GID ::ffff:10.0.0.1 at {GID_IDX}', OK, ADD_GID,
-           struct.pack('<II16s', GID_IDX, 2, gid4))
+        s.expect(f'QUERY_PORT port {port}', INVAL, 'QUERY_PORT', h(port))
+    v1, v2 = ABI.c('GID_TYPE_ROCE_V1'), ABI.c('GID_TYPE_ROCE_V2')
+    n, idx = s.lim['gid_tbl_len'], s.gid_idx
+    s.expect(f'ADD_GID index {n}', INVAL, 'ADD_GID', add_gid(n, v2))
+    s.expect('ADD_GID index 0xffffffff', INVAL, 'ADD_GID', add_gid(0xffffffff, v2))
+    s.expect('ADD_GID RoCE v1', OPNOTSUPP, 'ADD_GID', add_gid(idx, v1))
+    s.expect('ADD_GID type 0', INVAL, 'ADD_GID', add_gid(idx, 0))
+    s.expect('ADD_GID type 3', INVAL, 'ADD_GID', add_gid(idx, 3))
+    s.expect(f'DEL_GID index {n}', INVAL, 'DEL_GID', h(n))
+    s.expect(f'DEL_GID empty index {idx}', NOENT, 'DEL_GID', h(idx))
+    s.expect(f'ADD_GID ::ffff:10.0.0.1 at {idx}', OK, 'ADD_GID', add_gid(idx, v2))
 
-    # --- PD ------------------------------------------------------------------
+
+# --- CREATE_PD, DESTROY_PD -----------------------------------------------------
+def check_pd(s):
     print('--- PD')
     for handle in (0, 0xffffff, 0xffffffff):
-        expect(dev, f'DESTROY_PD handle {handle:#x}', NOENT, DESTROY_PD, h(handle))
-    resp = expect(dev, 'CREATE_PD', OK, CREATE_PD, resp_size=8)
-    pd = struct.unpack_from('<I', resp)[0]
-    check('PD handle is not 0', True, pd != 0)
+        s.expect(f'DESTROY_PD handle {handle:#x}', NOENT, 'DESTROY_PD', h(handle))
+    s.pd = s.expect('CREATE_PD', OK, 'CREATE_PD')['pd_handle']
+    s.check('PD handle is not 0', True, s.pd != 0)
 
-    # --- MR ------------------------------------------------------------------
+
+# --- GET_DMA_MR, CREATE_MR, ALLOC_MR, DEREG_MR --------------------------------------
+def check_mr(s):
     print('--- MR')
+    mem, pd = s.mem, s.pd
+
+    def dma_mr(pd, access):
+        return s.req('get_dma_mr_req', pd_handle=pd, access_flags=access)
+
     for acc, why in ((0x10, 'unknown access bit 0x10'), (0x80000000, 'unknown access bit 31'),
-                     (REMOTE_WRITE, 'REMOTE_WRITE without LOCAL_WRITE'),
-                     (REMOTE_ATOMIC, 'REMOTE_ATOMIC without LOCAL_WRITE')):
-        expect(dev, f'GET_DMA_MR {why}', INVAL, GET_DMA_MR, struct.pack('<II', pd, acc), 16)
-    expect(dev, 'GET_DMA_MR unknown PD', NOENT, GET_DMA_MR, struct.pack('<II', 0xfffff0, 1), 16)
-    if atomic_cap == 0:
-        expect(dev, 'GET_DMA_MR REMOTE_ATOMIC without the ATOMIC feature', ACCES,
-               GET_DMA_MR, struct.pack('<II', pd, LOCAL_WRITE | REMOTE_ATOMIC), 16)
+                     (ACC['REMOTE_WRITE'], 'REMOTE_WRITE without LOCAL_WRITE'),
+                     (ACC['REMOTE_ATOMIC'], 'REMOTE_ATOMIC without LOCAL_WRITE')):
+        s.expect(f'GET_DMA_MR {why}', INVAL, 'GET_DMA_MR', dma_mr(pd, acc))
+    s.expect('GET_DMA_MR unknown PD', NOENT, 'GET_DMA_MR', dma_mr(0xfffff0, 1))
+    if s.lim['atomic_cap'] == ABI.c('ATOMIC_NONE'):
+        s.expect('GET_DMA_MR REMOTE_ATOMIC without the ATOMIC feature', ACCES,
+                 'GET_DMA_MR', dma_mr(pd, LOCAL_WRITE | ACC['REMOTE_ATOMIC']))
 
     # Page list in page 0 describing pages 1..2 (4 KiB each).
     pl_addr = mem.pa[0]
     mem.put(0, 0, struct.pack('<QQ', mem.pa[1], mem.pa[2]))
+    pl_indirect, replace = ABI.c('MR_F_PL_INDIRECT'), ABI.c('MR_F_REPLACE')
 
     def create_mr(pd=pd, access=LOCAL_WRITE, iova=0x10000, length=2 * PAGE,
                   pla=pl_addr, npages=2, shift=12, flags=0, replace=0):
-        return struct.pack('<IIQQQIIII', pd, access, iova, length, pla, npages,
-                           shift, flags, replace)
+        return s.req('create_mr_req', pd_handle=pd, access_flags=access, iova=iova,
+                     length=length, page_list_addr=pla, npages=npages,
+                     page_shift=shift, flags=flags, replace_handle=replace)
 
-    expect(dev, 'CREATE_MR unknown PD', NOENT, CREATE_MR, create_mr(pd=0xfffff0), 16)
-    expect(dev, 'CREATE_MR unknown access bit', INVAL, CREATE_MR, create_mr(access=0x20), 16)
-    expect(dev, 'CREATE_MR unknown flag', INVAL, CREATE_MR, create_mr(flags=4), 16)
-    expect(dev, 'CREATE_MR replace_handle without MR_F_REPLACE', INVAL, CREATE_MR,
-           create_mr(replace=1), 16)
-    expect(dev, 'CREATE_MR MR_F_REPLACE of an unknown MR', NOENT, CREATE_MR,
-           create_mr(flags=2, replace=0xfffff0), 16)
+    def cmr(what, want, **kw):
+        return s.expect(f'CREATE_MR {what}', want, 'CREATE_MR', create_mr(**kw))
+
+    cmr('unknown PD', NOENT, pd=0xfffff0)
+    cmr('unknown access bit', INVAL, access=0x20)
+    cmr('unknown flag', INVAL, flags=4)
+    cmr('replace_handle without MR_F_REPLACE', INVAL, replace=1)
+    cmr('MR_F_REPLACE of an unknown MR', NOENT, flags=replace, replace=0xfffff0)
     for shift in (11, 22, 64, 0xffffffff):
-        expect(dev, f'CREATE_MR page_shift {shift}', INVAL, CREATE_MR, create_mr(shift=shift), 16)
-    expect(dev, 'CREATE_MR length 0', INVAL, CREATE_MR, create_mr(length=0, npages=0), 16)
-    expect(dev, 'CREATE_MR length above max_mr_size', INVAL, CREATE_MR,
-           create_mr(length=(1 << 40) + PAGE, npages=(1 << 28) + 1), 16)
-    expect(dev, 'CREATE_MR iova + length wraps', INVAL, CREATE_MR,
-           create_mr(iova=(1 << 64) - PAGE), 16)
-    expect(dev, 'CREATE_MR npages one too many', INVAL, CREATE_MR, create_mr(npages=3), 16)
-    expect(dev, 'CREATE_MR npages one too few', INVAL, CREATE_MR, create_mr(npages=1), 16)
-    expect(dev, 'CREATE_MR npages ignoring the iova offset', INVAL, CREATE_MR,
-           create_mr(iova=0x10800), 16)
-    expect(dev, 'CREATE_MR page list address not 8-byte aligned', INVAL, CREATE_MR,
-           create_mr(pla=pl_addr + 4), 16)
-    expect(dev, 'CREATE_MR unmapped page list', FAULT, CREATE_MR, create_mr(pla=UNMAPPED), 16)
+        cmr(f'page_shift {shift}', INVAL, shift=shift)
+    cmr('length 0', INVAL, length=0, npages=0)
+    cmr('length above max_mr_size', INVAL, length=(1 << 40) + PAGE, npages=(1 << 28) + 1)
+    cmr('iova + length wraps', INVAL, iova=(1 << 64) - PAGE)
+    cmr('npages one too many', INVAL, npages=3)
+    cmr('npages one too few', INVAL, npages=1)
+    cmr('npages ignoring the iova offset', INVAL, iova=0x10800)
+    cmr('page list address not 8-byte aligned', INVAL, pla=pl_addr + 4)
+    cmr('unmapped page list', FAULT, pla=UNMAPPED)
     mem.put(0, 64, struct.pack('<QQ', mem.pa[1], mem.pa[2] + 8))
-    expect(dev, 'CREATE_MR page address not page aligned', INVAL, CREATE_MR,
-           create_mr(pla=pl_addr + 64), 16)
+    cmr('page address not page aligned', INVAL, pla=pl_addr + 64)
     mem.put(0, 128, struct.pack('<Q', mem.pa[3] + 8))
-    expect(dev, 'CREATE_MR indirect list page not 4 KiB aligned', INVAL, CREATE_MR,
-           create_mr(pla=pl_addr + 128, flags=1), 16)
+    cmr('indirect list page not 4 KiB aligned', INVAL, pla=pl_addr + 128, flags=pl_indirect)
     mem.put(0, 136, struct.pack('<Q', UNMAPPED))
-    expect(dev, 'CREATE_MR indirect list page unmapped', FAULT, CREATE_MR,
-           create_mr(pla=pl_addr + 136, flags=1), 16)
-    resp = expect(dev, 'CREATE_MR valid (2 pages)', OK, CREATE_MR, create_mr(), 16)
-    mr, lkey, rkey = struct.unpack_from('<3I', resp)
-    check('CREATE_MR lkey == rkey, index << 8 | key byte', (mr, mr), (lkey >> 8, rkey >> 8))
+    cmr('indirect list page unmapped', FAULT, pla=pl_addr + 136, flags=pl_indirect)
+    r = cmr('valid (2 pages)', OK)
+    s.mr = r['mr_handle']
+    shift = ABI.c('KEY_INDEX_SHIFT')
+    s.check('CREATE_MR lkey == rkey, index << 8 | key byte', (s.mr, s.mr),
+            (r['lkey'] >> shift, r['rkey'] >> shift))
 
     def alloc_mr(pd=pd, max_pages=16, pla=pl_addr):
-        return struct.pack('<IIQ', pd, max_pages, pla)
+        return s.req('alloc_mr_req', pd_handle=pd, max_pages=max_pages, page_list_addr=pla)
 
-    expect(dev, 'ALLOC_MR unknown PD', NOENT, ALLOC_MR, alloc_mr(pd=0xfffff0), 16)
-    expect(dev, 'ALLOC_MR max_pages 0', INVAL, ALLOC_MR, alloc_mr(max_pages=0), 16)
-    expect(dev, f'ALLOC_MR max_pages {frpl_len + 1}', INVAL, ALLOC_MR,
-           alloc_mr(max_pages=frpl_len + 1), 16)
-    expect(dev, 'ALLOC_MR page list not 8-byte aligned', INVAL, ALLOC_MR,
-           alloc_mr(pla=pl_addr + 1), 16)
+    frpl_len = s.lim['max_fast_reg_page_list_len']
+    s.expect('ALLOC_MR unknown PD', NOENT, 'ALLOC_MR', alloc_mr(pd=0xfffff0))
+    s.expect('ALLOC_MR max_pages 0', INVAL, 'ALLOC_MR', alloc_mr(max_pages=0))
+    s.expect(f'ALLOC_MR max_pages {frpl_len + 1}', INVAL, 'ALLOC_MR',
+             alloc_mr(max_pages=frpl_len + 1))
+    s.expect('ALLOC_MR page list not 8-byte aligned', INVAL, 'ALLOC_MR',
+             alloc_mr(pla=pl_addr + 1))
     for handle in (0, 0xffffff, 0xffffffff):
-        expect(dev, f'DEREG_MR handle {handle:#x}', NOENT, DEREG_MR, h(handle))
-    expect(dev, 'DESTROY_PD with an MR', BUSY, DESTROY_PD, h(pd))
+        s.expect(f'DEREG_MR handle {handle:#x}', NOENT, 'DEREG_MR', h(handle))
+    s.expect('DESTROY_PD with an MR', BUSY, 'DESTROY_PD', h(pd))
 
-    # --- CQ ------------------------------------------------------------------
+
+# --- CREATE_CQ, DESTROY_CQ -------------------------------------------------------
+def create_cq(ring, size, depth, eventq=0):
+    return ABI.s('create_cq_req').pack(ring_addr=ring, ring_size=size, depth=depth,
+                                       eventq=eventq)
+
+
+def check_cq(s):
     print('--- CQ')
+    mem = s.mem
     cq_ring = mem.pa[4]
-    for depth in (0, 3, 6, max_cqe * 2, 0xffffffff):
-        expect(dev, f'CREATE_CQ depth {depth}', INVAL, CREATE_CQ,
-               create_cq(cq_ring, 1 << 40, depth), 8)
-    expect(dev, 'CREATE_CQ ring address not 128-byte aligned', INVAL, CREATE_CQ,
-           create_cq(cq_ring + 64, PAGE, 4), 8)
-    expect(dev, 'CREATE_CQ ring 1 byte too small for depth 4', INVAL, CREATE_CQ,
-           create_cq(cq_ring, 128 + 4 * 64 - 1, 4), 8)
-    expect(dev, f'CREATE_CQ eventq {nqp} (num_queue_pairs)', INVAL, CREATE_CQ,
-           create_cq(cq_ring, PAGE, 4, nqp), 8)
-    expect(dev, 'CREATE_CQ unmapped ring', FAULT, CREATE_CQ, create_cq(UNMAPPED, PAGE, 4), 8)
+    for depth in (0, 3, 6, s.lim['max_cqe'] * 2, 0xffffffff):
+        s.expect(f'CREATE_CQ depth {depth}', INVAL, 'CREATE_CQ',
+                 create_cq(cq_ring, 1 << 40, depth))
+    s.expect(f'CREATE_CQ ring address not {CTL}-byte aligned', INVAL, 'CREATE_CQ',
+             create_cq(cq_ring + 64, PAGE, 4))
+    s.expect('CREATE_CQ ring 1 byte too small for depth 4', INVAL, 'CREATE_CQ',
+             create_cq(cq_ring, CTL + 4 * CQE.size - 1, 4))
+    s.expect(f'CREATE_CQ eventq {s.nqp} (num_queue_pairs)', INVAL, 'CREATE_CQ',
+             create_cq(cq_ring, PAGE, 4, s.nqp))
+    s.expect('CREATE_CQ unmapped ring', FAULT, 'CREATE_CQ', create_cq(UNMAPPED, PAGE, 4))
     for handle in (0, 0xffffff, 0xffffffff):
-        expect(dev, f'DESTROY_CQ handle {handle:#x}', NOENT, DESTROY_CQ, h(handle))
-    resp = expect(dev, 'CREATE_CQ depth 16 in page 4', OK, CREATE_CQ,
-                  create_cq(cq_ring, PAGE, 16), 8)
-    cq = struct.unpack_from('<I', resp)[0]
+        s.expect(f'DESTROY_CQ handle {handle:#x}', NOENT, 'DESTROY_CQ', h(handle))
+    s.cq = s.expect('CREATE_CQ depth 16 in page 4', OK, 'CREATE_CQ',
+                    create_cq(cq_ring, PAGE, 16))['cq_handle']
     # A depth-1 CQ in page 7 followed by a sentinel, for the overflow check.
-    mem.put(7, 0, b'\0' * 192 + b'\xa5' * (PAGE - 192))
-    resp = expect(dev, 'CREATE_CQ depth 1 in page 7', OK, CREATE_CQ,
-                  create_cq(mem.pa[7], 192, 1), 8)
-    cq1 = struct.unpack_from('<I', resp)[0]
+    s.cq1_size = CTL + CQE.size
+    mem.put(7, 0, b'\0' * s.cq1_size + b'\xa5' * (PAGE - s.cq1_size))
+    s.cq1 = s.expect('CREATE_CQ depth 1 in page 7', OK, 'CREATE_CQ',
+                     create_cq(mem.pa[7], s.cq1_size, 1))['cq_handle']
 
-    # --- QP creation -----------------------------------------------------------
+
+# --- CREATE_QP ---------------------------------------------------------------------
+def create_qp(pd, qpt, scq, rcq, sq_addr, rq_addr, sq_depth=4, rq_depth=4,
+              sq_shift=1, rq_shift=1, send_sge=1, recv_sge=1, inline=0,
+              sq_size=PAGE, rq_size=PAGE):
+    return ABI.s('create_qp_req').pack(
+        pd_handle=pd, qp_type=qpt, sq_wqe_shift=sq_shift, rq_wqe_shift=rq_shift,
+        send_cq=scq, recv_cq=rcq, sq_depth=sq_depth, rq_depth=rq_depth,
+        max_send_sge=send_sge, max_recv_sge=recv_sge, max_inline_data=inline,
+        sq_ring_addr=sq_addr, sq_ring_size=sq_size, rq_ring_addr=rq_addr,
+        rq_ring_size=rq_size)
+
+
+def cqp(s, what, want, **kw):
+    """CREATE_QP of an RC QP with SQ in page 5 and RQ in page 6, changed by KW."""
+    args = dict(pd=s.pd, qpt=QPT['RC'], scq=s.cq, rcq=s.cq, sq_addr=s.mem.pa[5],
+                rq_addr=s.mem.pa[6])
+    args.update(kw)
+    return s.expect(f'CREATE_QP {what}', want, 'CREATE_QP',
+                    create_qp(**args)).get('qp_handle')
+
+
+def check_create_qp(s):
     print('--- CREATE_QP')
-    sq, rq = mem.pa[5], mem.pa[6]
-
-    def cqp(what, want, **kw):
-        args = dict(pd=pd, qpt=QPT_RC, scq=cq, rcq=cq, sq_addr=sq, rq_addr=rq)
-        args.update(kw)
-        return expect(dev, f'CREATE_QP {what}', want, CREATE_QP, create_qp(**args), 8)
-
+    sq, rq, lim = s.mem.pa[5], s.mem.pa[6], s.lim
+    max_sq_shift, max_rq_shift = lim['max_sq_wqe_shift'], lim['max_rq_wqe_shift']
     for qpt in (QPT_SMI, 5, 255):
-        cqp(f'type {qpt}', OPNOTSUPP, qpt=qpt)
-    cqp('second GSI QP (the driver owns QP1)', BUSY, qpt=QPT_GSI)
-    cqp('unknown PD', NOENT, pd=0xfffff0)
-    cqp('unknown send CQ', NOENT, scq=0xfffff0)
-    cqp('unknown recv CQ', NOENT, rcq=0xfffff0)
-    for d in (0, 3, max_qp_wr * 2):
-        cqp(f'sq_depth {d}', INVAL, sq_depth=d)
-    cqp('rq_depth 3', INVAL, rq_depth=3)
-    cqp(f'rq_depth {max_qp_wr * 2}', INVAL, rq_depth=max_qp_wr * 2)
-    cqp('sq_wqe_shift 4', INVAL, sq_shift=4)
-    cqp('rq_wqe_shift 6', INVAL, rq_shift=6)
-    cqp(f'max_send_sge {max_send_sge + 1}', INVAL, send_sge=max_send_sge + 1, sq_shift=3)
-    cqp(f'max_recv_sge {max_recv_sge + 1}', INVAL, recv_sge=max_recv_sge + 1, rq_shift=5)
-    cqp(f'max_inline_data {max_inline + 1}', INVAL, inline=max_inline + 1, sq_shift=3)
-    cqp('5 SGEs in a 128-byte SQ stride', INVAL, send_sge=5, sq_shift=1)
-    cqp('65 inline bytes in a 128-byte SQ stride', INVAL, inline=65, sq_shift=1)
-    cqp('2 SGEs in a 32-byte RQ stride', INVAL, recv_sge=2, rq_shift=1)
-    cqp('SQ ring not 128-byte aligned', INVAL, sq_addr=sq + 64)
-    cqp('RQ ring not 128-byte aligned', INVAL, rq_addr=rq + 8)
-    cqp('SQ ring 1 byte too small', INVAL, sq_size=128 + 4 * 128 - 1)
-    cqp('RQ ring 1 byte too small', INVAL, rq_size=128 + 4 * 32 - 1)
-    cqp('SQ ring unmapped', FAULT, sq_addr=UNMAPPED)
-    cqp('RQ ring unmapped', FAULT, rq_addr=UNMAPPED)
-    resp = cqp('no RQ ignores bad rq_* fields', OK, rq_depth=0, rq_shift=99,
-               recv_sge=99, rq_addr=1, rq_size=0)
-    norq = struct.unpack_from('<I', resp)[0]
-    expect(dev, 'QUERY_QP handle 0', NOENT, QUERY_QP, struct.pack('<II', 0, 0), 96)
-    resp = cqp('RC, depth 4/4, in pages 5/6', OK)
-    qp = struct.unpack_from('<I', resp)[0]
-    check('QPN of a non-GSI QP is >= 2 and < 2^24', True, 2 <= qp < (1 << 24))
-    check('SQ notify after CREATE_QP', 0, mem.u32(5, 68))
-    check('RQ notify after CREATE_QP', 0x80000000, mem.u32(6, 68))
-    expect(dev, 'DESTROY_PD with a QP', BUSY, DESTROY_PD, h(pd))
-    expect(dev, 'DESTROY_CQ with a QP', BUSY, DESTROY_CQ, h(cq))
+        cqp(s, f'type {qpt}', OPNOTSUPP, qpt=qpt)
+    cqp(s, 'second GSI QP (the driver owns QP1)', BUSY, qpt=QPT['GSI'])
+    cqp(s, 'unknown PD', NOENT, pd=0xfffff0)
+    cqp(s, 'unknown send CQ', NOENT, scq=0xfffff0)
+    cqp(s, 'unknown recv CQ', NOENT, rcq=0xfffff0)
+    for d in (0, 3, lim['max_qp_wr'] * 2):
+        cqp(s, f'sq_depth {d}', INVAL, sq_depth=d)
+    cqp(s, 'rq_depth 3', INVAL, rq_depth=3)
+    cqp(s, f'rq_depth {lim["max_qp_wr"] * 2}', INVAL, rq_depth=lim['max_qp_wr'] * 2)
+    cqp(s, f'sq_wqe_shift {max_sq_shift + 1}', INVAL, sq_shift=max_sq_shift + 1)
+    cqp(s, f'rq_wqe_shift {max_rq_shift + 1}', INVAL, rq_shift=max_rq_shift + 1)
+    # Limits exceeded in the largest strides, so that only the limit is wrong.
+    cqp(s, f'max_send_sge {lim["max_send_sge"] + 1}', INVAL,
+        send_sge=lim['max_send_sge'] + 1, sq_shift=max_sq_shift)
+    cqp(s, f'max_recv_sge {lim["max_recv_sge"] + 1}', INVAL,
+        recv_sge=lim['max_recv_sge'] + 1, rq_shift=max_rq_shift)
+    cqp(s, f'max_inline_data {lim["max_inline_data"] + 1}', INVAL,
+        inline=lim['max_inline_data'] + 1, sq_shift=max_sq_shift)
+    # One SGE or inline byte more than the WQE stride holds after its header.
+    sq_room, rq_room = sq_stride(1) - SQ_WQE.size, rq_stride(1) - RQ_WQE.size
+    cqp(s, f'{sq_room // SGE.size + 1} SGEs in a {sq_stride(1)}-byte SQ stride', INVAL,
+        send_sge=sq_room // SGE.size + 1, sq_shift=1)
+    cqp(s, f'{sq_room + 1} inline bytes in a {sq_stride(1)}-byte SQ stride', INVAL,
+        inline=sq_room + 1, sq_shift=1)
+    cqp(s, f'{rq_room // SGE.size + 1} SGEs in a {rq_stride(1)}-byte RQ stride', INVAL,
+        recv_sge=rq_room // SGE.size + 1, rq_shift=1)
+    cqp(s, f'SQ ring not {CTL}-byte aligned', INVAL, sq_addr=sq + 64)
+    cqp(s, f'RQ ring not {CTL}-byte aligned', INVAL, rq_addr=rq + 8)
+    cqp(s, 'SQ ring 1 byte too small', INVAL, sq_size=CTL + 4 * sq_stride(1) - 1)
+    cqp(s, 'RQ ring 1 byte too small', INVAL, rq_size=CTL + 4 * rq_stride(1) - 1)
+    cqp(s, 'SQ ring unmapped', FAULT, sq_addr=UNMAPPED)
+    cqp(s, 'RQ ring unmapped', FAULT, rq_addr=UNMAPPED)
+    s.norq = cqp(s, 'no RQ ignores bad rq_* fields', OK, rq_depth=0, rq_shift=99,
+                 recv_sge=99, rq_addr=1, rq_size=0)
+    s.expect('QUERY_QP handle 0', NOENT, 'QUERY_QP', s.req('query_qp_req', qp_handle=0))
+    s.qp = qp = cqp(s, 'RC, depth 4/4, in pages 5/6', OK)
+    s.check('QPN of a non-GSI QP is >= 2 and < 2^24', True, 2 <= qp < (1 << 24))
+    s.check('SQ notify after CREATE_QP', 0, s.mem.ctl(5, 'notify'))
+    s.check('RQ notify after CREATE_QP', 0x80000000, s.mem.ctl(6, 'notify'))
+    s.expect('DESTROY_PD with a QP', BUSY, 'DESTROY_PD', h(s.pd))
+    s.expect('DESTROY_CQ with a QP', BUSY, 'DESTROY_CQ', h(s.cq))
 
-    # --- MODIFY_QP -------------------------------------------------------------
+
+# --- MODIFY_QP, QUERY_QP -------------------------------------------------------------
+def av(gid_idx, sgid_index=None, network_type=None, dgid=None, flow_label=0):
+    """The primary path to ::ffff:10.0.0.2 from our GID slot."""
+    return dict(dgid=dgid or bytes(10) + b'\xff\xff' + bytes([10, 0, 0, 2]),
+                dmac=b'\x02\0\0\0\0\2',
+                sgid_index=gid_idx if sgid_index is None else sgid_index,
+                hop_limit=64,
+                network_type=ABI.c('NETWORK_IPV4') if network_type is None else network_type,
+                flow_label=flow_label)
+
+
+def modify_qp(s, qpn, mask, state=0, cur_state=0, path_mtu=ABI.c('MTU_1024'),
+              timeout=14, retry_cnt=7, rnr_retry=7, min_rnr_timer=12, max_rd_atomic=1,
+              max_dest_rd_atomic=1, port=1, pkey_index=0, qkey=0, rq_psn=0,
+              sq_psn=0, dest_qpn=3, access=LOCAL_WRITE, addr=None):
+    attr = dict(qp_state=state, cur_qp_state=cur_state, path_mtu=path_mtu,
+                timeout=timeout, retry_cnt=retry_cnt, rnr_retry=rnr_retry,
+                min_rnr_timer=min_rnr_timer, max_rd_atomic=max_rd_atomic,
+                max_dest_rd_atomic=max_dest_rd_atomic, port_num=port,
+                pkey_index=pkey_index, qkey=qkey, rq_psn=rq_psn, sq_psn=sq_psn,
+                dest_qp_num=dest_qpn, qp_access_flags=access,
+                av=addr if addr is not None else av(s.gid_idx))
+    return ABI.s('modify_qp_req').pack(qp_handle=qpn, attr_mask=mask, attr=attr)
+
+
+INIT_MASK = A['STATE'] | A['PKEY_INDEX'] | A['PORT'] | A['ACCESS_FLAGS']
+RTR_MASK = (A['STATE'] | A['AV'] | A['PATH_MTU'] | A['DEST_QPN'] | A['RQ_PSN'] |
+            A['MAX_DEST_RD_ATOMIC'] | A['MIN_RNR_TIMER'])
+RTS_MASK = (A['STATE'] | A['TIMEOUT'] | A['RETRY_CNT'] | A['RNR_RETRY'] | A['SQ_PSN'] |
+            A['MAX_QP_RD_ATOMIC'])
+
+
+def mqp(s, what, want, mask, qp=None, **kw):
+    return s.expect(f'MODIFY_QP {what}', want, 'MODIFY_QP',
+                    modify_qp(s, s.qp if qp is None else qp, mask, **kw))
+
+
+def query_qp(s, what, qp):
+    return s.expect(what, OK, 'QUERY_QP', s.req('query_qp_req', qp_handle=qp))['attr']
+
+
+def check_modify_qp(s):
     print('--- MODIFY_QP')
-
-    def mqp(what, want, mask, **kw):
-        return expect(dev, f'MODIFY_QP {what}', want, MODIFY_QP, modify_qp(qp, mask, **kw))
-
-    init_mask = A_STATE | A_PKEY | A_PORT | A_ACCESS
-    expect(dev, 'MODIFY_QP unknown QP', NOENT, MODIFY_QP, modify_qp(0xfffff0, init_mask, INIT))
-    expect(dev, 'QUERY_QP unknown QP', NOENT, QUERY_QP, struct.pack('<II', 0xfffff0, 0), 96)
-    expect(dev, 'DESTROY_QP unknown QP', NOENT, DESTROY_QP, h(0xfffff0))
-    mqp('alternate path bit', OPNOTSUPP, init_mask | A_ALT_PATH, state=INIT)
-    mqp('mask bit 21', OPNOTSUPP, init_mask | (1 << 21), state=INIT)
-    mqp('mask bit 31', OPNOTSUPP, init_mask | (1 << 31), state=INIT)
-    mqp('state 7', INVAL, init_mask, state=7)
-    mqp('RESET->RTR', INVAL, A_STATE | A_AV | A_PATH_MTU | A_DEST_QPN | A_RQ_PSN |
-        A_MAX_DEST_RD | A_MIN_RNR, state=RTR)
-    mqp('RESET->ERR', INVAL, A_STATE, state=ERR)
-    mqp('RESET->INIT without PORT', INVAL, init_mask & ~A_PORT, state=INIT)
-    mqp('RESET->INIT with QKEY on RC', INVAL, init_mask | A_QKEY, state=INIT)
-    mqp('RESET->INIT with CUR_STATE', INVAL, init_mask | A_CUR_STATE, state=INIT)
-    mqp('pkey_index 1', INVAL, init_mask, state=INIT, pkey_index=1)
-    mqp('port 2', INVAL, init_mask, state=INIT, port=2)
-    mqp('unknown access bit', INVAL, init_mask, state=INIT, access=0x40)
-    if atomic_cap == 0:
-        mqp('REMOTE_ATOMIC without the feature', ACCES, init_mask, state=INIT,
-            access=REMOTE_ATOMIC | LOCAL_WRITE)
-    resp = expect(dev, 'QUERY_QP after refused modifies', OK, QUERY_QP, struct.pack('<II', qp, 0), 96)
-    check('QP still in RESET', RESET, resp[0])
+    mem = s.mem
+    s.expect('MODIFY_QP unknown QP', NOENT, 'MODIFY_QP',
+             modify_qp(s, 0xfffff0, INIT_MASK, INIT))
+    s.expect('QUERY_QP unknown QP', NOENT, 'QUERY_QP', s.req('query_qp_req', qp_handle=0xfffff0))
+    s.expect('DESTROY_QP unknown QP', NOENT, 'DESTROY_QP', h(0xfffff0))
+    mqp(s, 'alternate path bit', OPNOTSUPP, INIT_MASK | A_ALT_PATH, state=INIT)
+    mqp(s, 'mask bit 21', OPNOTSUPP, INIT_MASK | (1 << 21), state=INIT)
+    mqp(s, 'mask bit 31', OPNOTSUPP, INIT_MASK | (1 << 31), state=INIT)
+    mqp(s, f'state {max(QPS.values()) + 1}', INVAL, INIT_MASK, state=max(QPS.values()) + 1)
+    mqp(s, 'RESET->RTR', INVAL, RTR_MASK, state=RTR)
+    mqp(s, 'RESET->ERR', INVAL, A['STATE'], state=ERR)
+    mqp(s, 'RESET->INIT without PORT', INVAL, INIT_MASK & ~A['PORT'], state=INIT)
+    mqp(s, 'RESET->INIT with QKEY on RC', INVAL, INIT_MASK | A['QKEY'], state=INIT)
+    mqp(s, 'RESET->INIT with CUR_STATE', INVAL, INIT_MASK | A['CUR_STATE'], state=INIT)
+    mqp(s, 'pkey_index 1', INVAL, INIT_MASK, state=INIT, pkey_index=1)
+    mqp(s, 'port 2', INVAL, INIT_MASK, state=INIT, port=2)
+    mqp(s, 'unknown access bit', INVAL, INIT_MASK, state=INIT, access=0x40)
+    if s.lim['atomic_cap'] == ABI.c('ATOMIC_NONE'):
+        mqp(s, 'REMOTE_ATOMIC without the feature', ACCES, INIT_MASK, state=INIT,
+            access=ACC['REMOTE_ATOMIC'] | LOCAL_WRITE)
+    attr = query_qp(s, 'QUERY_QP after refused modifies', s.qp)
+    s.check('QP still in RESET', RESET, attr['qp_state'])
 
     # Receive and send WQEs posted before the QP leaves RESET.
     for i in range(3):
-        mem.put(6, 128 + i * 32, struct.pack('<QB7x', 0x100 + i, 0))
-    mem.put(6, 0, struct.pack('<I', 3))
-    mem.put(5, 128, struct.pack('<QBBBx', 0x200, 2, 0, 0))      # SEND
-    mem.put(5, 256, struct.pack('<QBBBx', 0x201, 4, 0, 0))      # RDMA READ
-    mem.put(5, 0, struct.pack('<I', 2))
+        mem.entry(6, rq_stride(1), i, RQ_WQE, wr_id=0x100 + i)
+    mem.set_ctl(6, 'prod', 3)
+    mem.entry(5, sq_stride(1), 0, SQ_WQE, wr_id=0x200, opcode=ABI.c('WR_SEND'))
+    mem.entry(5, sq_stride(1), 1, SQ_WQE, wr_id=0x201, opcode=ABI.c('WR_RDMA_READ'))
+    mem.set_ctl(5, 'prod', 2)
 
-    mqp('RESET->INIT', OK, init_mask, state=INIT)
-    rtr = A_STATE | A_AV | A_PATH_MTU | A_DEST_QPN | A_RQ_PSN | A_MAX_DEST_RD | A_MIN_RNR
-    mqp('INIT->RTR without MIN_RNR_TIMER', INVAL, rtr & ~A_MIN_RNR, state=RTR)
-    mqp('INIT->RTS', INVAL, A_STATE | A_SQ_PSN, state=RTS)
-    mqp('CUR_STATE not the current state', INVAL, rtr | A_CUR_STATE, state=RTR, cur_state=RTS)
-    for mtu in (0, 6, 255):
-        mqp(f'path_mtu {mtu}', INVAL, rtr, state=RTR, path_mtu=mtu)
-    mqp('dest_qpn 2^24', INVAL, rtr, state=RTR, dest_qpn=1 << 24)
-    mqp('rq_psn 2^24', INVAL, rtr, state=RTR, rq_psn=1 << 24)
-    mqp('max_dest_rd_atomic 17', INVAL, rtr, state=RTR, max_dest_rd_atomic=17)
-    mqp('min_rnr_timer 32', INVAL, rtr, state=RTR, min_rnr_timer=32)
-    mqp('AV sgid_index 64', INVAL, rtr, state=RTR, addr=av(sgid_index=64))
-    mqp('AV network_type 1', INVAL, rtr, state=RTR, addr=av(network_type=1))
-    mqp('AV IPv6 type with an IPv4 GID', INVAL, rtr, state=RTR, addr=av(network_type=3))
-    mqp('AV flow_label 2^20', INVAL, rtr, state=RTR, addr=av(flow_label=1 << 20))
-    mqp('INIT->RTR', OK, rtr, state=RTR)
-    rts = A_STATE | A_TIMEOUT | A_RETRY | A_RNR_RETRY | A_SQ_PSN | A_MAX_QP_RD
-    mqp('RTR->RTS timeout 32', INVAL, rts, state=RTS, timeout=32)
-    mqp('RTR->RTS retry_cnt 8', INVAL, rts, state=RTS, retry_cnt=8)
-    mqp('RTR->RTS rnr_retry 8', INVAL, rts, state=RTS, rnr_retry=8)
-    mqp('RTR->RTS sq_psn 2^24', INVAL, rts, state=RTS, sq_psn=1 << 24)
-    mqp('RTR->RTS max_rd_atomic 17', INVAL, rts, state=RTS, max_rd_atomic=17)
-    mqp('RTR->RTS without RETRY_CNT', INVAL, rts & ~A_RETRY, state=RTS)
-    mqp('RTR->SQD', INVAL, A_STATE, state=SQD)
-    mqp('RTR->RTS', OK, rts, state=RTS, sq_psn=0x123456)
-    resp = expect(dev, 'QUERY_QP in RTS', OK, QUERY_QP, struct.pack('<II', qp, 0), 96)
-    check('QUERY_QP state', RTS, resp[0])
-    check('QUERY_QP sq_psn', 0x123456, struct.unpack_from('<I', resp, 24)[0])
-    check('QUERY_QP dest_qp_num', 3, struct.unpack_from('<I', resp, 28)[0])
+    mqp(s, 'RESET->INIT', OK, INIT_MASK, state=INIT)
+    mqp(s, 'INIT->RTR without MIN_RNR_TIMER', INVAL, RTR_MASK & ~A['MIN_RNR_TIMER'], state=RTR)
+    mqp(s, 'INIT->RTS', INVAL, A['STATE'] | A['SQ_PSN'], state=RTS)
+    mqp(s, 'CUR_STATE not the current state', INVAL, RTR_MASK | A['CUR_STATE'], state=RTR,
+        cur_state=RTS)
+    mtus = ABI.group('MTU_').values()
+    for mtu in (min(mtus) - 1, max(mtus) + 1, 255):
+        mqp(s, f'path_mtu {mtu}', INVAL, RTR_MASK, state=RTR, path_mtu=mtu)
+    mqp(s, 'dest_qpn 2^24', INVAL, RTR_MASK, state=RTR, dest_qpn=1 << 24)
+    mqp(s, 'rq_psn 2^24', INVAL, RTR_MASK, state=RTR, rq_psn=1 << 24)
+    mqp(s, 'max_dest_rd_atomic 17', INVAL, RTR_MASK, state=RTR, max_dest_rd_atomic=17)
+    mqp(s, 'min_rnr_timer 32', INVAL, RTR_MASK, state=RTR, min_rnr_timer=32)
+    n = s.lim['gid_tbl_len']
+    mqp(s, f'AV sgid_index {n}', INVAL, RTR_MASK, state=RTR, addr=av(s.gid_idx, sgid_index=n))
+    mqp(s, 'AV network_type 1', INVAL, RTR_MASK, state=RTR, addr=av(s.gid_idx, network_type=1))
+    mqp(s, 'AV IPv6 type with an IPv4 GID', INVAL, RTR_MASK, state=RTR,
+        addr=av(s.gid_idx, network_type=ABI.c('NETWORK_IPV6')))
+    mqp(s, 'AV flow_label 2^20', INVAL, RTR_MASK, state=RTR,
+        addr=av(s.gid_idx, flow_label=1 << 20))
+    mqp(s, 'INIT->RTR', OK, RTR_MASK, state=RTR)
+    mqp(s, 'RTR->RTS timeout 32', INVAL, RTS_MASK, state=RTS, timeout=32)
+    mqp(s, 'RTR->RTS retry_cnt 8', INVAL, RTS_MASK, state=RTS, retry_cnt=8)
+    mqp(s, 'RTR->RTS rnr_retry 8', INVAL, RTS_MASK, state=RTS, rnr_retry=8)
+    mqp(s, 'RTR->RTS sq_psn 2^24', INVAL, RTS_MASK, state=RTS, sq_psn=1 << 24)
+    mqp(s, 'RTR->RTS max_rd_atomic 17', INVAL, RTS_MASK, state=RTS, max_rd_atomic=17)
+    mqp(s, 'RTR->RTS without RETRY_CNT', INVAL, RTS_MASK & ~A['RETRY_CNT'], state=RTS)
+    mqp(s, 'RTR->SQD', INVAL, A['STATE'], state=SQD)
+    mqp(s, 'RTR->RTS', OK, RTS_MASK, state=RTS, sq_psn=0x123456)
+    attr = query_qp(s, 'QUERY_QP in RTS', s.qp)
+    s.check('QUERY_QP state', RTS, attr['qp_state'])
+    s.check('QUERY_QP sq_psn', 0x123456, attr['sq_psn'])
+    s.check('QUERY_QP dest_qp_num', 3, attr['dest_qp_num'])
 
-    # --- flush on ERR -----------------------------------------------------------
+
+# --- MODIFY_QP to ERR flushes ----------------------------------------------------------
+def check_flush_on_err(s):
     print('--- MODIFY_QP to ERR flushes')
-    mqp('RTS->ERR with CUR_STATE', INVAL, A_STATE | A_CUR_STATE, state=ERR, cur_state=RTS)
-    mqp('RTS->ERR', OK, A_STATE, state=ERR)
-    check('CQ prod after flushing 2 send + 3 receive WQEs', 5, mem.u32(4, 0))
-    cqes = [struct.unpack_from('<QBBBxII', mem.m, 4 * PAGE + 128 + i * 64) for i in range(5)]
-    got = [(c[0], c[1], c[2], c[5]) for c in cqes]
-    want = [(0x200, WC_WR_FLUSH_ERR, WC_OP_SEND, qp), (0x201, WC_WR_FLUSH_ERR, WC_OP_RDMA_READ, qp)]
-    want += [(0x100 + i, WC_WR_FLUSH_ERR, WC_OP_RECV, qp) for i in range(3)]
-    check('flush CQEs (wr_id, status, opcode, qp) in ring order', want, got)
-    check('SQ cons after flush', 2, mem.u32(5, 64))
-    check('RQ cons after flush', 3, mem.u32(6, 64))
-    check('SQ flags ERROR', RING_F_ERROR, mem.u32(5, 72))
-    check('RQ notify: next post rings (= prod)', 3, mem.u32(6, 68))
-    mqp('ERR->RTS', INVAL, A_STATE, state=RTS)
-    mqp('ERR->RESET', OK, A_STATE, state=RESET)
-    check('SQ flags cleared in RESET', 0, mem.u32(5, 72))
+    mem, qp = s.mem, s.qp
+    mqp(s, 'RTS->ERR with CUR_STATE', INVAL, A['STATE'] | A['CUR_STATE'], state=ERR,
+        cur_state=RTS)
+    mqp(s, 'RTS->ERR', OK, A['STATE'], state=ERR)
+    s.check('CQ prod after flushing 2 send + 3 receive WQEs', 5, mem.ctl(4, 'prod'))
+    got = [(c['wr_id'], c['status'], c['opcode'], c['qp_handle'])
+           for c in (mem.cqe(4, i) for i in range(5))]
+    flush = ABI.c('WC_WR_FLUSH_ERR')
+    want = [(0x200, flush, ABI.c('WC_OP_SEND'), qp),
+            (0x201, flush, ABI.c('WC_OP_RDMA_READ'), qp)]
+    want += [(0x100 + i, flush, ABI.c('WC_OP_RECV'), qp) for i in range(3)]
+    s.check('flush CQEs (wr_id, status, opcode, qp) in ring order', want, got)
+    s.check('SQ cons after flush', 2, mem.ctl(5, 'cons'))
+    s.check('RQ cons after flush', 3, mem.ctl(6, 'cons'))
+    s.check('SQ flags ERROR', ABI.c('RING_F_ERROR'), mem.ctl(5, 'flags'))
+    s.check('RQ notify: next post rings (= prod)', 3, mem.ctl(6, 'notify'))
+    mqp(s, 'ERR->RTS', INVAL, A['STATE'], state=RTS)
+    mqp(s, 'ERR->RESET', OK, A['STATE'], state=RESET)
+    s.check('SQ flags cleared in RESET', 0, mem.ctl(5, 'flags'))
 
-    # --- CQ overflow -----------------------------------------------------------
+
+# --- CQ overflow ------------------------------------------------------------------------
+def check_cq_overflow(s):
     print('--- CQ overflow')
-    expect(dev, 'DESTROY_QP', OK, DESTROY_QP, h(qp))
+    mem = s.mem
+    s.expect('DESTROY_QP', OK, 'DESTROY_QP', h(s.qp))
     for pg in (5, 6):
         mem.put(pg, 0, bytes(PAGE))
-    resp = cqp('RC on the depth-1 CQ', OK, scq=cq1, rcq=cq1)
-    qp = struct.unpack_from('<I', resp)[0]
+    qp = cqp(s, 'RC on the depth-1 CQ', OK, scq=s.cq1, rcq=s.cq1)
     for i in range(3):
-        mem.put(6, 128 + i * 32, struct.pack('<QB7x', 0x300 + i, 0))
-    mem.put(6, 0, struct.pack('<I', 3))
-    mqp('RESET->INIT (overflow QP)', OK, init_mask, state=INIT)
-    expect(dev, 'DESTROY_QP flushes into a 1-entry CQ', OK, DESTROY_QP, h(qp))
-    check('depth-1 CQ prod stops at 1', 1, mem.u32(7, 0))
-    check('depth-1 CQ flags OVERFLOW|ERROR', RING_F_OVERFLOW | RING_F_ERROR, mem.u32(7, 72))
-    check('first flush CQE written', 0x300, struct.unpack_from('<Q', mem.m, 7 * PAGE + 128)[0])
-    tail = bytes(mem.m[7 * PAGE + 192:8 * PAGE])
-    check('bytes written past the 192-byte ring', 0, sum(b != 0xa5 for b in tail))
+        mem.entry(6, rq_stride(1), i, RQ_WQE, wr_id=0x300 + i)
+    mem.set_ctl(6, 'prod', 3)
+    mqp(s, 'RESET->INIT (overflow QP)', OK, INIT_MASK, qp=qp, state=INIT)
+    s.expect('DESTROY_QP flushes into a 1-entry CQ', OK, 'DESTROY_QP', h(qp))
+    s.check('depth-1 CQ prod stops at 1', 1, mem.ctl(7, 'prod'))
+    s.check('depth-1 CQ flags OVERFLOW|ERROR',
+            ABI.c('RING_F_OVERFLOW') | ABI.c('RING_F_ERROR'), mem.ctl(7, 'flags'))
+    s.check('first flush CQE written', 0x300, mem.cqe(7, 0)['wr_id'])
+    tail = bytes(mem.m[7 * PAGE + s.cq1_size:8 * PAGE])
+    s.check(f'bytes written past the {s.cq1_size}-byte ring', 0,
+            sum(b != 0xa5 for b in tail))
 
-    # --- UD: controlled QKEY ----------------------------------------------------
+
+# --- UD QP: controlled QKEY ----------------------------------------------------------------
+def check_ud_qkey(s):
     print('--- UD QP')
     for pg in (5, 6):
-        mem.put(pg, 0, bytes(PAGE))
-    resp = cqp('UD', OK, qpt=QPT_UD)
-    ud = struct.unpack_from('<I', resp)[0]
-    ud_init = A_STATE | A_PKEY | A_PORT | A_QKEY
-    expect(dev, 'MODIFY_QP UD controlled QKEY', PERM, MODIFY_QP,
-           modify_qp(ud, ud_init, INIT, qkey=0x80000000))
-    expect(dev, 'MODIFY_QP UD RESET->INIT with ACCESS_FLAGS', INVAL, MODIFY_QP,
-           modify_qp(ud, ud_init | A_ACCESS, INIT, qkey=0x1234))
-    expect(dev, 'MODIFY_QP UD RESET->INIT', OK, MODIFY_QP, modify_qp(ud, ud_init, INIT, qkey=0x1234))
-    expect(dev, 'DESTROY_QP UD', OK, DESTROY_QP, h(ud))
+        s.mem.put(pg, 0, bytes(PAGE))
+    ud = cqp(s, 'UD', OK, qpt=QPT['UD'])
+    ud_init = A['STATE'] | A['PKEY_INDEX'] | A['PORT'] | A['QKEY']
+    mqp(s, 'UD controlled QKEY', PERM, ud_init, qp=ud, state=INIT, qkey=0x80000000)
+    mqp(s, 'UD RESET->INIT with ACCESS_FLAGS', INVAL, ud_init | A['ACCESS_FLAGS'], qp=ud,
+        state=INIT, qkey=0x1234)
+    mqp(s, 'UD RESET->INIT', OK, ud_init, qp=ud, state=INIT, qkey=0x1234)
+    s.expect('DESTROY_QP UD', OK, 'DESTROY_QP', h(ud))
 
-    # --- tables full -------------------------------------------------------------
+
+# --- tables full ------------------------------------------------------------------------------
+def check_nospc(s):
     print('--- NOSPC')
-    pds = []
+    pds, max_pd = [], s.lim['max_pd']
     while len(pds) <= max_pd:
-        status, resp = dev.cmd(CREATE_PD, resp_size=8)
+        status, resp = s.dev.cmd(CMD['CREATE_PD'], b'', resp_size('CREATE_PD'))
         if status != OK:
-            dev.rejected += 1
+            s.c.rejected += 1
             break
-        pds.append(struct.unpack_from('<I', resp)[0])
-    check(f'CREATE_PD once the table is full (after {len(pds)} more)', 'NOSPC', st(status))
-    check('PDs in use never exceed max_pd', True, len(pds) < max_pd)
+        pds.append(ABI.s('create_pd_resp').unpack(resp)['pd_handle'])
+    s.check(f'CREATE_PD once the table is full (after {len(pds)} more)', 'NOSPC', st(status))
+    s.check('PDs in use never exceed max_pd', True, len(pds) < max_pd)
     for p in pds:
-        status, _ = dev.cmd(DESTROY_PD, h(p))
+        status, _ = s.dev.cmd(CMD['DESTROY_PD'], h(p))
         if status != OK:
-            check(f'DESTROY_PD {p}', 'OK', st(status))
+            s.check(f'DESTROY_PD {p}', 'OK', st(status))
             break
     print(f'destroyed {len(pds)} PDs')
 
-    # --- cleanup (before the pages are freed) ---------------------------------------
-    print('--- cleanup')
-    expect(dev, 'DESTROY_QP (no RQ)', OK, DESTROY_QP, h(norq))
-    expect(dev, 'DESTROY_CQ', OK, DESTROY_CQ, h(cq))
-    expect(dev, 'DESTROY_CQ of the overflowed CQ', OK, DESTROY_CQ, h(cq1))
-    expect(dev, 'DEREG_MR', OK, DEREG_MR, h(mr))
-    expect(dev, f'DEL_GID {GID_IDX}', OK, DEL_GID, h(GID_IDX))
-    expect(dev, f'DEL_GID {GID_IDX} again', NOENT, DEL_GID, h(GID_IDX))
-    expect(dev, 'DESTROY_PD', OK, DESTROY_PD, h(pd))
-    check('every object this script created is destroyed', [], alive)
-    status, stats = dev.cmd(QUERY_STATS, resp_size=264)
-    errors1 = struct.unpack_from('<Q', stats, 8 + 8 * STAT_CMD_ERRORS)[0]
-    check('CMD_ERRORS grew by the number of rejected commands', dev.rejected, errors1 - errors0)
 
-    if failures:
-        print(f'{len(failures)} check(s) failed: ' + '; '.join(failures))
+# --- cleanup (before the pages are freed) ---------------------------------------------------
+def check_cleanup(s):
+    print('--- cleanup')
+    s.expect('DESTROY_QP (no RQ)', OK, 'DESTROY_QP', h(s.norq))
+    s.expect('DESTROY_CQ', OK, 'DESTROY_CQ', h(s.cq))
+    s.expect('DESTROY_CQ of the overflowed CQ', OK, 'DESTROY_CQ', h(s.cq1))
+    s.expect('DEREG_MR', OK, 'DEREG_MR', h(s.mr))
+    s.expect(f'DEL_GID {s.gid_idx}', OK, 'DEL_GID', h(s.gid_idx))
+    s.expect(f'DEL_GID {s.gid_idx} again', NOENT, 'DEL_GID', h(s.gid_idx))
+    s.expect('DESTROY_PD', OK, 'DESTROY_PD', h(s.pd))
+    s.check('every object this script created is destroyed', [], s.alive)
+
+
+SECTIONS = (check_chain_shape, check_port_and_gids, check_pd, check_mr, check_cq,
+            check_create_qp, check_modify_qp, check_flush_on_err, check_cq_overflow,
+            check_ud_qkey, check_nospc, check_cleanup)
+
+
+def check_layouts():
+    """The header's own statements about the layouts this script relies on."""
+    if RING_CTL.size != CTL:
+        raise AbiError(f'struct virtio_rdma_ring_ctl is {RING_CTL.size} bytes, '
+                       f'VIRTIO_RDMA_RING_CTL_SIZE {CTL}')
+    for name in RESP.values():
+        ABI.s(name)
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__)
+        return 2
+    check_layouts()
+    try:
+        s = Session(sys.argv[1])
+    except OSError as e:
+        print(f'cannot run: {e}')
+        return 77
+    try:
+        errors0 = stats(s)
+        limits(s)
+        for section in SECTIONS:
+            section(s)
+        errors1 = stats(s)
+        s.check('CMD_ERRORS grew by the number of rejected commands', s.c.rejected,
+                errors1 - errors0)
+    finally:
+        s.destroy_leftovers()
+    if s.c.failures:
+        print(f'{len(s.c.failures)} check(s) failed: ' + '; '.join(s.c.failures))
         return 1
     print('all checks passed')
     return 0

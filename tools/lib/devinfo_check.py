@@ -5,9 +5,9 @@
 
 The device's own numbers come from QUERY_DEVICE and QUERY_PORT sent through
 the driver's raw_cmd debugfs file (drivers/infiniband/hw/virtio_rdma/
-vrdma_debugfs.c), decoded with the layout of include/uapi/linux/virtio_rdma.h,
-independently of the driver's cached copy and of libibverbs.  Every value
-ibv_devinfo prints that stands for a device limit or port attribute must be
+vrdma_debugfs.c), decoded with the layouts of include/uapi/linux/virtio_rdma.h
+as virtio_rdma_abi.py reads them at run time, independently of the driver's
+cached copy and of libibverbs.  Every value ibv_devinfo prints that stands for a device limit or port attribute must be
 the device's, converted the way the spec says (enum ib_* values, GUID byte
 order, the fw_ver triple).
 
@@ -15,71 +15,59 @@ Exit status: 0 everything matches, 1 a mismatch, 77 cannot run here.
 """
 import os
 import re
-import struct
 import subprocess
 import sys
 
-QUERY_DEVICE, QUERY_PORT = 1, 2
+from virtio_rdma_abi import Abi, AbiError, RawCmd
 
-# struct virtio_rdma_query_device_resp, 256 bytes
-DEVICE_FMT = '<Q8s8sQQ17IHBBQIBBH32I'
-DEVICE_FIELDS = (
-    'fw_ver sys_image_guid node_guid max_mr_size page_size_cap vendor_id '
-    'vendor_part_id hw_ver max_qp max_qp_wr max_send_sge max_recv_sge '
-    'max_sge_rd max_cq max_cqe max_mr max_pd max_qp_rd_atom '
-    'max_qp_init_rd_atom max_ah max_fast_reg_page_list_len max_inline_data '
-    'max_pkeys local_ca_ack_delay atomic_cap device_cap_flags max_msg_sz '
-    'max_sq_wqe_shift max_rq_wqe_shift').split()
-# struct virtio_rdma_query_port_resp, 64 bytes
-PORT_FMT = '<BBBBIIIHBBHH10I'
-PORT_FIELDS = ('state max_mtu active_mtu phys_state gid_tbl_len '
-               'port_cap_flags max_msg_sz active_speed active_width').split()
+ABI = Abi.load()
 
-# VIRTIO_RDMA_DEVICE_CAP_* -> IBV_DEVICE_*
-DEV_CAPS = {0x1: 1 << 21, 0x2: 1 << 12, 0x4: 1 << 10, 0x8: 1 << 11,
-            0x10: 1 << 7}
-# VIRTIO_RDMA_PORT_CAP_* -> IBV_PORT_*
-PORT_CAPS = {0x1: 1 << 16, 0x2: 1 << 26}
+# VIRTIO_RDMA_DEVICE_CAP_* -> IBV_DEVICE_* (libibverbs' enum ibv_device_cap_flags)
+IBV_DEVICE_CAP = {'MEM_MGT_EXTENSIONS': 1 << 21, 'RC_RNR_NAK_GEN': 1 << 12,
+                  'PORT_ACTIVE_EVENT': 1 << 10, 'SYS_IMAGE_GUID': 1 << 11,
+                  'CURR_QP_STATE_MOD': 1 << 7}
+# VIRTIO_RDMA_PORT_CAP_* -> IBV_PORT_* (enum ibv_port_cap_flags)
+IBV_PORT_CAP = {'CM_SUP': 1 << 16, 'IP_BASED_GIDS': 1 << 26}
+
+
+def cap_map(stem, ibv):
+    """{device bit: libibverbs bit} for every capability the header defines;
+    one this script does not know how libibverbs shows is an error."""
+    caps = ABI.group(stem)
+    unknown = sorted(set(caps) - set(ibv))
+    if unknown:
+        raise AbiError(f'no libibverbs flag known for VIRTIO_RDMA_{stem}'
+                       f'{", ".join(unknown)}')
+    return {caps[name]: ibv[name] for name in caps}
+
+
+DEV_CAPS = cap_map('DEVICE_CAP_', IBV_DEVICE_CAP)
+PORT_CAPS = cap_map('PORT_CAP_', IBV_PORT_CAP)
 
 failures = []
 checked = 0
 
 
-def raw_cmd(path, cmd, body, resp_size):
-    """One command through raw_cmd; returns the response body."""
-    fd = os.open(path, os.O_RDWR)
+def query(path, name, req, resp):
+    """One command through raw_cmd; returns the decoded response."""
+    dev = RawCmd(ABI, path)
     try:
-        req = struct.pack('<II', cmd, 0) + body
-        os.write(fd, struct.pack('<II', 8 + resp_size, 0) + req)
-        data = b''
-        while len(data) < 8 + resp_size:
-            chunk = os.read(fd, 8 + resp_size - len(data))
-            if not chunk:
-                break
-            data += chunk
+        layout = ABI.s(resp)
+        status, data = dev.cmd(ABI.c('CMD_' + name), req, layout.size)
     finally:
-        os.close(fd)
-    status = struct.unpack_from('<I', data)[0]
-    if status != 0:
-        raise RuntimeError(f'command {cmd}: status {status}')
-    return data[8:]
+        dev.close()
+    if status != ABI.c('STATUS_OK'):
+        raise RuntimeError(f'{name}: status {status}')
+    return layout.unpack(data)
 
 
 def query_device(path):
-    size = struct.calcsize(DEVICE_FMT)
-    assert size == 256, size
-    vals = struct.unpack(DEVICE_FMT, raw_cmd(path, QUERY_DEVICE, b'', size))
-    return dict(zip(DEVICE_FIELDS, vals))
+    return query(path, 'QUERY_DEVICE', b'', 'query_device_resp')
 
 
 def query_port(path):
-    size = struct.calcsize(PORT_FMT)
-    assert size == 64, size
-    vals = struct.unpack(PORT_FMT, raw_cmd(path, QUERY_PORT,
-                                           struct.pack('<II', 1, 0), size))
-    d = dict(zip(PORT_FIELDS, vals))
-    d['pkey_tbl_len'] = vals[10]
-    return d
+    return query(path, 'QUERY_PORT', ABI.s('query_port_req').pack(port=1),
+                 'query_port_resp')
 
 
 def devinfo(ibdev):

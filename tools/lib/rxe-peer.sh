@@ -5,39 +5,16 @@
 # namespace only, so rxe must sit there; the virtio_rdma device finds its netdev by
 # MAC in whatever namespace.  Sets ib_v and gi_r, gi_v (the sysfs index of
 # each device's IPv4 RoCE v2 GID).  The addresses differ from vrdma-pair.sh's so that
-# both setups can live in one guest.  The caller defines fail().
+# both setups can live in one guest.
 V=vrdma-rxe-v
 RXE_IP=192.0.2.11
 VRDMA_IP=192.0.2.12
 
-# shellcheck source-path=SCRIPTDIR source=vrdma-pair.sh
-. "$(dirname "${BASH_SOURCE[0]}")/vrdma-pair.sh"
-
-# The sysfs index of a RoCE v2 GID: rxe also lists every GID as RoCE v1, under
-# another index, and virtio_rdma speaks v2 only.
-rxe_gid_v2_index() { # ibdev gid
-	local f i t
-	for ((t = 0; t < 100; t++)); do
-		for f in "/sys/class/infiniband/$1"/ports/1/gids/*; do
-			[ "$(cat "$f" 2>/dev/null)" = "$2" ] || continue
-			i=$(basename "$f")
-			[ "$(cat "/sys/class/infiniband/$1/ports/1/gid_attrs/types/$i" \
-				2>/dev/null)" = "RoCE v2" ] && { echo "$i"; return 0; }
-		done
-		sleep 0.1
-	done
-	return 1
-}
-
-# The IPv4-mapped GID of a dotted quad.
-rxe_gid_of() { # a.b.c.d
-	local a b c d
-	IFS=. read -r a b c d <<< "$1"
-	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x\n' "$a" "$b" "$c" "$d"
-}
+# shellcheck source-path=SCRIPTDIR source=common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 rxe_peer_setup() {
-	local m mac
+	local m
 	for m in veth rdma_rxe vdpa vdpa_rdma virtio_vdpa virtio_rdma; do
 		modprobe $m || fail "modprobe $m"
 	done
@@ -50,11 +27,11 @@ rxe_peer_setup() {
 	ip link set vr up
 	ip -n $V link set vv up
 	rdma link add rxe0 type rxe netdev vr || fail "rdma link add rxe0"
-	mac=$(ip -n $V -br link show dev vv | awk '{ print $3 }')
-	ib_v=$(pair_vdpa_add vrdma-rxe "$mac") || fail "device on vv"
-	gi_r=$(rxe_gid_v2_index rxe0 "$(rxe_gid_of $RXE_IP)") ||
+	ib_v=$(vdpa_add_ibdev vrdma-rxe "$(mac_of vv $V)") || fail "device on vv"
+	# rxe lists every IP GID twice, as RoCE v1 and v2; virtio_rdma speaks v2 only.
+	gi_r=$(wait_gid rxe0 "$(ipv4_gid $RXE_IP)" "RoCE v2") ||
 		fail "rxe0 has no RoCE v2 GID for $RXE_IP"
-	gi_v=$(rxe_gid_v2_index "$ib_v" "$(rxe_gid_of $VRDMA_IP)") ||
+	gi_v=$(wait_gid "$ib_v" "$(ipv4_gid $VRDMA_IP)" "RoCE v2") ||
 		fail "$ib_v has no RoCE v2 GID for $VRDMA_IP"
 	echo "devices: rxe0 (gid $gi_r) on vr in the initial namespace," \
 		"$ib_v (gid $gi_v) on vv in $V"
