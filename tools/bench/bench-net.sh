@@ -61,7 +61,8 @@ bench_rxe_routes() { # mac_a mac_b
 bench_rxe_unroute() {
 	ip rule del pref 100 2>/dev/null
 	ip rule del pref 101 2>/dev/null
-	ip rule show pref 0 | grep -q . || ip rule add pref 0 lookup local 2>/dev/null
+	ip rule show pref 0 2>/dev/null | grep -q . ||
+		ip rule add pref 0 lookup local 2>/dev/null
 	ip rule del pref 1000 2>/dev/null
 	return 0
 }
