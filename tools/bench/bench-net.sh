@@ -155,8 +155,16 @@ bench_use() { # virtio_rdma | rxe | rxe-loop | siw
 }
 
 # Listening TCP port (perftest's out-of-band exchange) in the server's namespace.
+# By the clock, not by a count of tries like pair_wait_listen: on a loaded host one
+# try of ss can take a second, and a perftest server many seconds to start.
 bench_wait_listen() { # port [prefix...]
-	pair_wait_listen "$@"
+	local port=$1 end=$((SECONDS + ${BENCH_LISTEN_S:-60}))
+	shift
+	while [ $SECONDS -lt $end ]; do
+		"$@" ss -Hltn "sport = :$port" | grep -q . && return 0
+		sleep 0.2
+	done
+	return 1
 }
 
 bench_net_teardown() {
