@@ -149,7 +149,10 @@ bench_use() { # virtio_rdma | rxe | rxe-loop | siw
 		SRV_IP=$BENCH_RXE_A ;;
 	siw)
 		SRV_PRE="ip netns exec $SIW_A" CLI_PRE="ip netns exec $SIW_B"
-		SRV_DEV=siw_a CLI_DEV=siw_b SRV_ADDR="-R" CLI_ADDR="-R" CM=1
+		# A wildcard rdma_cm listen listens on every iWARP device, siw_b's too,
+		# from this namespace, and fails ("rdma_listen failed"): bind both ends.
+		SRV_DEV=siw_a CLI_DEV=siw_b CM=1
+		SRV_ADDR="-R --source_ip 192.0.2.41" CLI_ADDR="-R --source_ip 192.0.2.42"
 		SRV_IP=192.0.2.41 ;;
 	esac
 }
