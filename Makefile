@@ -3,6 +3,7 @@
 #   make kernel     the project kernel (KERNEL=test|perf)
 #   make demo       build, boot a guest, create devices and show them working
 #   make check      everything, then every KUnit suite and guest scenario
+#   make bench      virtio_rdma vs rxe vs siw on the perf kernel (BENCH=quick|full)
 KERNEL ?= test
 TOP := $(CURDIR)
 B := $(TOP)/build
@@ -11,7 +12,7 @@ KDIR := $(B)/kernel-$(KERNEL)
 OBJ := $(B)/obj-$(KERNEL)
 KSRCS := Kbuild include drivers kunit
 
-.PHONY: all kernel modules modules-locked user install demo check sparse compat61 checkpatch clean
+.PHONY: all kernel modules modules-locked user install demo check bench sparse compat61 checkpatch clean
 
 all: modules user
 
@@ -43,6 +44,13 @@ demo:
 
 check: all
 	@tools/check
+
+# Never part of check: one perf-kernel guest, ~5 min (BENCH=quick) or 20-30 min (full).
+# Writes build/bench/report.md and chart.png; BENCH_PUBLISH=1 also updates README.md.
+BENCH ?= full
+bench: user
+	@$(MAKE) --no-print-directory modules KERNEL=perf
+	@BENCH=$(BENCH) tools/bench/run
 
 sparse: modules
 	@flock $(B)/.modules.lock $(MAKE) -s -C $(KDIR) M=$(OBJ) C=2 CF=-D__CHECK_ENDIAN__ modules
