@@ -275,7 +275,7 @@ static int vru_map_ring(struct ibv_context *context, struct vru_uring *r,
 			uint32_t shift)
 {
 	if (!depth || (depth & (depth - 1)) ||
-	    size < VIRTIO_RDMA_RING_CTL_SIZE + ((uint64_t)depth << shift))
+	    size < virtio_rdma_ring_bytes(depth, shift))
 		return EPROTO;
 	r->buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		      context->cmd_fd, key);
@@ -438,13 +438,14 @@ static struct ibv_qp *vru_create_qp_ex(struct ibv_context *context,
 	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
 	err = vru_map_ring(context, &qp->sq, r->sq_mmap_key, r->sq_ring_size,
-			   r->sq_depth, r->sq_wqe_shift + 6);
+			   r->sq_depth,
+			   virtio_rdma_sq_stride_log2(r->sq_wqe_shift));
 	if (err)
 		goto err_destroy;
 	if (r->rq_depth) {
 		err = vru_map_ring(context, &qp->rq, r->rq_mmap_key,
 				   r->rq_ring_size, r->rq_depth,
-				   r->rq_wqe_shift + 4);
+				   virtio_rdma_rq_stride_log2(r->rq_wqe_shift));
 		if (err)
 			goto err_unmap;
 	}
@@ -658,7 +659,7 @@ static struct verbs_context *vru_alloc_context(struct ibv_device *ibdev,
 				&resp.ibv_resp, sizeof(resp)))
 		goto err;
 	if (resp.drv.abi_version != VIRTIO_RDMA_UVERBS_ABI_VERSION ||
-	    resp.drv.cqe_shift != 6) {
+	    resp.drv.cqe_shift != VIRTIO_RDMA_CQE_SHIFT) {
 		errno = EPROTO;
 		goto err;
 	}
@@ -674,14 +675,15 @@ err:
 
 /*
  * A context over a command fd another context opened (ibv_import_device):
- * the kernel already holds its ucontext, so only the generic query is sent.
- * Of the alloc_ucontext answer the provider depends on cqe_shift alone,
- * which the ABI version fixes; the per-queue geometry comes with each
- * create_cq/create_qp answer.
+ * the kernel already holds its ucontext, so only the generic queries are
+ * sent.  Of the alloc_ucontext answer the provider depends on cqe_shift,
+ * which the ABI version fixes, and on atomic, which the device's atomic_cap
+ * gives; the per-queue geometry comes with each create_cq/create_qp answer.
  */
 static struct verbs_context *vru_import_context(struct ibv_device *ibdev,
 						int cmd_fd)
 {
+	struct ibv_device_attr_ex attr = {};
 	struct vru_context *ctx;
 	int err;
 
@@ -690,6 +692,9 @@ static struct verbs_context *vru_import_context(struct ibv_device *ibdev,
 	if (!ctx)
 		return NULL;
 	err = ibv_cmd_query_context(&ctx->vctx.context, NULL);
+	if (!err)
+		err = vru_query_device_ex(&ctx->vctx.context, NULL, &attr,
+					  sizeof(attr));
 	if (err) {
 		verbs_uninit_context(&ctx->vctx);
 		free(ctx);
@@ -697,7 +702,8 @@ static struct verbs_context *vru_import_context(struct ibv_device *ibdev,
 		return NULL;
 	}
 	ctx->caps.abi_version = VIRTIO_RDMA_UVERBS_ABI_VERSION;
-	ctx->caps.cqe_shift = 6;
+	ctx->caps.cqe_shift = VIRTIO_RDMA_CQE_SHIFT;
+	ctx->caps.atomic = attr.orig_attr.atomic_cap != IBV_ATOMIC_NONE;
 	verbs_set_ops(&ctx->vctx, &vru_ctx_ops);
 	return &ctx->vctx;
 }

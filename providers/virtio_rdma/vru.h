@@ -120,8 +120,8 @@ static inline struct virtio_rdma_ring_ctl *uring_ctl(struct vru_uring *r)
 
 static inline void *uring_entry(struct vru_uring *r, uint32_t idx)
 {
-	return (char *)r->buf + VIRTIO_RDMA_RING_CTL_SIZE +
-	       ((size_t)(idx & (r->depth - 1)) << r->shift);
+	return (char *)r->buf +
+	       virtio_rdma_ring_entry_offset(idx, r->depth, r->shift);
 }
 
 /* ring_ctl words: aligned 32-bit, little-endian, single-copy atomic. */
