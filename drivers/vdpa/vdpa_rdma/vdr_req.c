@@ -166,7 +166,7 @@ static bool vdr_req_fetch(struct vdr_dev *dev, struct vdr_qp *qp)
 		 */
 		if (vdr_req_will_return(qp)) {
 			WRITE_ONCE(ring->ctl->notify,
-				   cpu_to_le32(prod + VDR_NOTIFY_OFF));
+				   cpu_to_le32(prod + VIRTIO_RDMA_NOTIFY_OFF));
 			return false;
 		}
 		/* Ask for a doorbell, then look once more (spec). */
