@@ -176,7 +176,7 @@ int vru_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 		arm |= VIRTIO_RDMA_CQ_ARM_SOLICITED;
 	ring_store(&uring_ctl(&cq->ring)->notify, arm);
 	/* Dekker with the device: store arm, full barrier, (it loads prod). */
-	full_barrier();
+	atomic_thread_fence(memory_order_seq_cst);
 	pthread_spin_unlock(&cq->lock);
 	return 0;
 }
@@ -334,7 +334,7 @@ static bool vru_ring_publish(struct vru_uring *r, uint32_t old)
 
 	ring_store_release(&ctl->prod, r->head);
 	/* Dekker with the device's "store notify, barrier, reload prod". */
-	full_barrier();
+	atomic_thread_fence(memory_order_seq_cst);
 	notify = ring_load(&ctl->notify);
 	return virtio_rdma_need_doorbell(notify, r->head, old);
 }

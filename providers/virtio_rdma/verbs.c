@@ -650,9 +650,8 @@ static struct verbs_context *vru_alloc_context(struct ibv_device *ibdev,
 	struct vru_context *ctx;
 
 	(void)private_data;
-	/* The 4th argument is the offset of vctx in ctx: 0. */
-	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx), NULL,
-					    RDMA_DRIVER_UNKNOWN);
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, vctx,
+					   RDMA_DRIVER_UNKNOWN);
 	if (!ctx)
 		return NULL;
 	if (ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd, sizeof(cmd),
@@ -687,8 +686,8 @@ static struct verbs_context *vru_import_context(struct ibv_device *ibdev,
 	struct vru_context *ctx;
 	int err;
 
-	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx), NULL,
-					    RDMA_DRIVER_UNKNOWN);
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, vctx,
+					   RDMA_DRIVER_UNKNOWN);
 	if (!ctx)
 		return NULL;
 	err = ibv_cmd_query_context(&ctx->vctx.context, NULL);
@@ -725,8 +724,7 @@ static void vru_uninit_device(struct verbs_device *vdev)
 }
 
 static const struct verbs_match_ent vru_match_table[] = {
-	{ .u.modalias = "rdma_device:*Nvirtio_rdma*",
-	  .kind = VERBS_MATCH_MODALIAS },
+	VERBS_NAME_MATCH("virtio_rdma", NULL),
 	{}
 };
 
@@ -741,7 +739,4 @@ static const struct verbs_device_ops vru_dev_ops = {
 	.uninit_device = vru_uninit_device,
 };
 
-static void __attribute__((constructor)) vru_register(void)
-{
-	verbs_register_driver_34(&vru_dev_ops);
-}
+PROVIDER_DRIVER(virtio_rdma, vru_dev_ops);
