@@ -339,18 +339,19 @@ static bool vru_ring_publish(struct vru_uring *r, uint32_t old)
 	return virtio_rdma_need_doorbell(notify, r->head, old);
 }
 
-static void vru_sq_doorbell(struct vru_qp *qp)
+/* An empty post is the doorbell: the kernel passes it on to the device. */
+int vru_sq_doorbell(struct vru_qp *qp)
 {
 	struct ibv_send_wr *bad;
 
-	ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
+	return ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
 }
 
-static void vru_rq_doorbell(struct vru_qp *qp)
+int vru_rq_doorbell(struct vru_qp *qp)
 {
 	struct ibv_recv_wr *bad;
 
-	ibv_cmd_post_recv(&qp->vqp.qp, NULL, &bad);
+	return ibv_cmd_post_recv(&qp->vqp.qp, NULL, &bad);
 }
 
 /*

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "virtio_rdmadv.h"
 #include "vru.h"
 
 struct vru_get_context_cmd {
@@ -738,5 +739,54 @@ static const struct verbs_device_ops vru_dev_ops = {
 	.alloc_device = vru_alloc_device,
 	.uninit_device = vru_uninit_device,
 };
+
+static bool vru_is_ours(struct ibv_context *context)
+{
+	return verbs_get_device(context->device)->ops == &vru_dev_ops;
+}
+
+static void vru_dv_ring(struct virtio_rdmadv_ring *out,
+			const struct vru_uring *r)
+{
+	out->buf = r->buf;
+	out->depth = r->buf ? r->depth : 0;
+	out->stride = r->buf ? 1U << r->shift : 0;
+}
+
+int virtio_rdmadv_init_obj(struct virtio_rdmadv_obj *obj, uint64_t obj_type)
+{
+	if (obj_type & ~(uint64_t)(VIRTIO_RDMADV_OBJ_QP | VIRTIO_RDMADV_OBJ_CQ))
+		return EINVAL;
+	if (((obj_type & VIRTIO_RDMADV_OBJ_QP) &&
+	     !vru_is_ours(obj->qp.in->context)) ||
+	    ((obj_type & VIRTIO_RDMADV_OBJ_CQ) &&
+	     !vru_is_ours(obj->cq.in->context)))
+		return EOPNOTSUPP;
+	if (obj_type & VIRTIO_RDMADV_OBJ_QP) {
+		struct vru_qp *qp = to_vqp(obj->qp.in);
+
+		obj->qp.out->comp_mask = 0;
+		vru_dv_ring(&obj->qp.out->sq, &qp->sq);
+		vru_dv_ring(&obj->qp.out->rq, &qp->rq);
+	}
+	if (obj_type & VIRTIO_RDMADV_OBJ_CQ) {
+		obj->cq.out->comp_mask = 0;
+		vru_dv_ring(&obj->cq.out->ring, &to_vcq(obj->cq.in)->ring);
+	}
+	return 0;
+}
+
+int virtio_rdmadv_ring_doorbell(struct ibv_qp *ibqp, enum virtio_rdmadv_queue q)
+{
+	struct vru_qp *qp = to_vqp(ibqp);
+
+	if (!vru_is_ours(ibqp->context))
+		return EOPNOTSUPP;
+	if (q == VIRTIO_RDMADV_SQ)
+		return vru_sq_doorbell(qp);
+	if (q == VIRTIO_RDMADV_RQ && qp->rq.buf)
+		return vru_rq_doorbell(qp);
+	return EINVAL;
+}
 
 PROVIDER_DRIVER(virtio_rdma, vru_dev_ops);

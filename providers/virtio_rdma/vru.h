@@ -160,6 +160,8 @@ int vru_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr);
 int vru_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr);
+int vru_sq_doorbell(struct vru_qp *qp);
+int vru_rq_doorbell(struct vru_qp *qp);
 void vru_cq_ex_init(struct vru_cq *cq, uint64_t wc_flags);
 void vru_qp_ex_init(struct vru_qp *qp, uint64_t send_ops_flags);
 
