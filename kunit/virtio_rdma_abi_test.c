@@ -999,7 +999,7 @@ static void vr_ib_compat(struct kunit *test)
 static void vr_ring_doorbell(struct kunit *test)
 {
 	static const u32 prods[] = { 0, 1, 0x7fffffff, 0x80000000, 0xfffffff0 };
-	u32 p, k;
+	u32 p, k, off;
 	int i;
 
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_NOTIFY_OFF, 0x80000000U);
@@ -1019,14 +1019,13 @@ static void vr_ring_doorbell(struct kunit *test)
 		/* The device stopped at prod p: the next post rings. */
 		KUNIT_EXPECT_TRUE(test, virtio_rdma_need_doorbell(p, p + 1, p));
 		/* p + NOTIFY_OFF: no batch of up to 2^31 entries rings. */
+		off = p + VIRTIO_RDMA_NOTIFY_OFF;
 		for (k = 1; k; k <<= 1)
 			KUNIT_EXPECT_FALSE_MSG(test,
-				virtio_rdma_need_doorbell(p + VIRTIO_RDMA_NOTIFY_OFF,
-							  p + k, p),
-				"prod %u, %u posted", p, k);
+					       virtio_rdma_need_doorbell(off, p + k, p),
+					       "prod %u, %u posted", p, k);
 		KUNIT_EXPECT_TRUE(test,
-			virtio_rdma_need_doorbell(p + VIRTIO_RDMA_NOTIFY_OFF,
-						  p + 0x80000001U, p));
+				  virtio_rdma_need_doorbell(off, p + 0x80000001U, p));
 	}
 }
 
@@ -1114,9 +1113,9 @@ static void vr_wr_rules(struct kunit *test)
 	for (op = 0; op < 256; op++) {
 		for (i = 0; i < ARRAY_SIZE(types); i++)
 			KUNIT_EXPECT_EQ_MSG(test,
-				!!virtio_rdma_wr_op_ok(types[i], op),
-				vr_spec_op_ok(types[i], op),
-				"opcode %u on QP type %u", op, types[i]);
+					    !!virtio_rdma_wr_op_ok(types[i], op),
+					    vr_spec_op_ok(types[i], op),
+					    "opcode %u on QP type %u", op, types[i]);
 		/* Only SEND and RDMA WRITE variants carry inline data. */
 		KUNIT_EXPECT_EQ_MSG(test, !!virtio_rdma_wr_op_inline(op),
 				    op <= 3 || op == 9, "inline opcode %u", op);
