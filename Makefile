@@ -35,6 +35,7 @@ modules-locked:
 user:
 	@$(MAKE) --no-print-directory -C providers/virtio_rdma TOP=$(TOP)
 	@$(MAKE) --no-print-directory -C tools/hostile TOP=$(TOP)
+	@$(MAKE) --no-print-directory -C tools/provider-unit TOP=$(TOP)
 
 install: user
 	@$(MAKE) --no-print-directory -C providers/virtio_rdma TOP=$(TOP) install

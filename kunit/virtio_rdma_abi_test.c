@@ -991,6 +991,180 @@ static void vr_ib_compat(struct kunit *test)
 			IB_WC_WITH_NETWORK_HDR_TYPE);
 }
 
+/*
+ * The ring helpers of the uapi header, which the driver, the provider and
+ * the device all use: the event-index rule of the spec's "Doorbells and
+ * notification suppression", including the suppression offset.
+ */
+static void vr_ring_doorbell(struct kunit *test)
+{
+	static const u32 prods[] = { 0, 1, 0x7fffffff, 0x80000000, 0xfffffff0 };
+	u32 p, k, off;
+	int i;
+
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_NOTIFY_OFF, 0x80000000U);
+	/* notify in [old, new) rings, at new or before old does not */
+	KUNIT_EXPECT_TRUE(test, virtio_rdma_need_doorbell(0, 1, 0));
+	KUNIT_EXPECT_FALSE(test, virtio_rdma_need_doorbell(1, 1, 0));
+	KUNIT_EXPECT_TRUE(test, virtio_rdma_need_doorbell(5, 8, 4));
+	KUNIT_EXPECT_FALSE(test, virtio_rdma_need_doorbell(3, 8, 4));
+	KUNIT_EXPECT_FALSE(test, virtio_rdma_need_doorbell(8, 8, 4));
+	/* across the wrap of the free-running indices */
+	KUNIT_EXPECT_TRUE(test, virtio_rdma_need_doorbell(0xffffffff, 2,
+							  0xfffffffe));
+	KUNIT_EXPECT_TRUE(test, virtio_rdma_need_doorbell(1, 2, 0xfffffffe));
+	KUNIT_EXPECT_FALSE(test, virtio_rdma_need_doorbell(2, 2, 0xfffffffe));
+	for (i = 0; i < ARRAY_SIZE(prods); i++) {
+		p = prods[i];
+		/* The device stopped at prod p: the next post rings. */
+		KUNIT_EXPECT_TRUE(test, virtio_rdma_need_doorbell(p, p + 1, p));
+		/* p + NOTIFY_OFF: no batch of up to 2^31 entries rings. */
+		off = p + VIRTIO_RDMA_NOTIFY_OFF;
+		for (k = 1; k; k <<= 1)
+			KUNIT_EXPECT_FALSE_MSG(test,
+					       virtio_rdma_need_doorbell(off, p + k, p),
+					       "prod %u, %u posted", p, k);
+		KUNIT_EXPECT_TRUE(test,
+				  virtio_rdma_need_doorbell(off, p + 0x80000001U, p));
+	}
+}
+
+static void vr_ring_geometry(struct kunit *test)
+{
+	static const u32 sq_sges[] = { 0, 4, 12, 28 };
+	static const u32 sq_inline[] = { 0, 64, 192, 448 };
+	static const u32 rq_sges[] = { 0, 1, 3, 7, 15, 31 };
+	int i;
+
+	KUNIT_EXPECT_EQ(test, 1UL << VIRTIO_RDMA_CQE_SHIFT,
+			sizeof(struct virtio_rdma_cqe));
+	KUNIT_EXPECT_EQ(test, 1UL << VIRTIO_RDMA_SQ_WQE_BASE_SHIFT,
+			sizeof(struct virtio_rdma_sq_wqe));
+	KUNIT_EXPECT_EQ(test, 1UL << VIRTIO_RDMA_RQ_WQE_BASE_SHIFT,
+			sizeof(struct virtio_rdma_rq_wqe));
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPN_MASK, (1U << 24) - 1);
+
+	/* Strides from the CREATE_QP shifts: 64 << s and 16 << s */
+	KUNIT_EXPECT_EQ(test, virtio_rdma_sq_stride_log2(0), 6U);
+	KUNIT_EXPECT_EQ(test, virtio_rdma_sq_stride_log2(3), 9U);
+	KUNIT_EXPECT_EQ(test, virtio_rdma_rq_stride_log2(0), 4U);
+	KUNIT_EXPECT_EQ(test, virtio_rdma_rq_stride_log2(5), 9U);
+	/* The spec's tables of what a stride holds */
+	for (i = 0; i < ARRAY_SIZE(sq_sges); i++) {
+		u32 l2 = virtio_rdma_sq_stride_log2(i);
+
+		KUNIT_EXPECT_EQ(test, virtio_rdma_sq_stride_sges(l2), sq_sges[i]);
+		KUNIT_EXPECT_EQ(test, virtio_rdma_sq_stride_inline(l2),
+				sq_inline[i]);
+	}
+	for (i = 0; i < ARRAY_SIZE(rq_sges); i++)
+		KUNIT_EXPECT_EQ(test,
+				virtio_rdma_rq_stride_sges(virtio_rdma_rq_stride_log2(i)),
+				rq_sges[i]);
+
+	/* ring_ctl, then depth entries; free-running indices wrap */
+	KUNIT_EXPECT_EQ(test, virtio_rdma_ring_bytes(16, 6), 128ULL + 1024);
+	KUNIT_EXPECT_EQ(test, virtio_rdma_ring_bytes(4096, 9),
+			128ULL + 4096 * 512);
+	KUNIT_EXPECT_EQ(test, virtio_rdma_ring_entry_offset(0, 16, 6), 128ULL);
+	KUNIT_EXPECT_EQ(test, virtio_rdma_ring_entry_offset(17, 16, 6),
+			128ULL + 64);
+	KUNIT_EXPECT_EQ(test, virtio_rdma_ring_entry_offset(0xffffffff, 4096, 9),
+			128ULL + 4095 * 512);
+
+	/* prod - cons between 0 and depth; full at depth or beyond */
+	KUNIT_EXPECT_TRUE(test, virtio_rdma_ring_valid(16, 0, 16));
+	KUNIT_EXPECT_FALSE(test, virtio_rdma_ring_valid(17, 0, 16));
+	KUNIT_EXPECT_FALSE(test, virtio_rdma_ring_valid(0xffffffff, 0, 16));
+	KUNIT_EXPECT_TRUE(test, virtio_rdma_ring_valid(3, 0xfffffff8, 16));
+	KUNIT_EXPECT_FALSE(test, virtio_rdma_ring_full(15, 0, 16));
+	KUNIT_EXPECT_TRUE(test, virtio_rdma_ring_full(16, 0, 16));
+	KUNIT_EXPECT_TRUE(test, virtio_rdma_ring_full(0, 1, 16));
+	KUNIT_EXPECT_TRUE(test, virtio_rdma_ring_full(8, 0xfffffff8, 16));
+}
+
+/* The spec's table of send opcodes: which QP types may post each. */
+static bool vr_spec_op_ok(u8 type, u8 op)
+{
+	bool rc = type == VIRTIO_RDMA_QPT_RC, uc = type == VIRTIO_RDMA_QPT_UC;
+	bool ud = type == VIRTIO_RDMA_QPT_UD;
+
+	switch (op) {
+	case 0: case 1:			/* RDMA_WRITE[_WITH_IMM] */
+		return rc || uc;
+	case 2: case 3:			/* SEND[_WITH_IMM] */
+		return true;
+	case 4: case 5: case 6: case 9:	/* READ, atomics, SEND_WITH_INV */
+		return rc;
+	case 7: case 32:		/* LOCAL_INV, REG_MR */
+		return rc || uc || ud;
+	default:
+		return false;
+	}
+}
+
+static void vr_wr_rules(struct kunit *test)
+{
+	static const u8 types[] = { VIRTIO_RDMA_QPT_GSI, VIRTIO_RDMA_QPT_RC,
+				    VIRTIO_RDMA_QPT_UC, VIRTIO_RDMA_QPT_UD };
+	unsigned int op;
+	int i;
+
+	for (op = 0; op < 256; op++) {
+		for (i = 0; i < ARRAY_SIZE(types); i++)
+			KUNIT_EXPECT_EQ_MSG(test,
+					    !!virtio_rdma_wr_op_ok(types[i], op),
+					    vr_spec_op_ok(types[i], op),
+					    "opcode %u on QP type %u", op, types[i]);
+		/* Only SEND and RDMA WRITE variants carry inline data. */
+		KUNIT_EXPECT_EQ_MSG(test, !!virtio_rdma_wr_op_inline(op),
+				    op <= 3 || op == 9, "inline opcode %u", op);
+		KUNIT_EXPECT_EQ_MSG(test, !!virtio_rdma_wr_op_atomic(op),
+				    op == 5 || op == 6, "atomic opcode %u", op);
+	}
+	KUNIT_EXPECT_TRUE(test, virtio_rdma_qpt_is_ud(VIRTIO_RDMA_QPT_UD));
+	KUNIT_EXPECT_TRUE(test, virtio_rdma_qpt_is_ud(VIRTIO_RDMA_QPT_GSI));
+	KUNIT_EXPECT_FALSE(test, virtio_rdma_qpt_is_ud(VIRTIO_RDMA_QPT_RC));
+	KUNIT_EXPECT_FALSE(test, virtio_rdma_qpt_is_ud(VIRTIO_RDMA_QPT_UC));
+}
+
+/*
+ * CQE opcodes: exactly the nine the spec lists are valid, and a successful
+ * CQE with any other one is an error completion, in the driver and in the
+ * provider alike (they once disagreed: the provider made it a SEND).
+ */
+static void vr_wc_rules(struct kunit *test)
+{
+	static const u8 known[] = { 0, 1, 2, 3, 4, 6, 10, 0x80, 0x81 };
+	unsigned int op, st;
+	bool valid;
+	int i;
+
+	for (op = 0; op < 256; op++) {
+		valid = false;
+		for (i = 0; i < ARRAY_SIZE(known); i++)
+			valid |= op == known[i];
+		KUNIT_EXPECT_EQ_MSG(test, !!virtio_rdma_wc_op_valid(op), valid,
+				    "CQE opcode %u", op);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    virtio_rdma_wc_status(VIRTIO_RDMA_WC_SUCCESS, op),
+				    valid ? VIRTIO_RDMA_WC_SUCCESS :
+					    VIRTIO_RDMA_WC_GENERAL_ERR,
+				    "successful CQE with opcode %u", op);
+	}
+	/* Error statuses pass through whatever the opcode says. */
+	for (st = 1; st <= VIRTIO_RDMA_WC_GENERAL_ERR; st++) {
+		KUNIT_EXPECT_EQ(test, virtio_rdma_wc_status(st, 0xee), st);
+		KUNIT_EXPECT_EQ(test,
+				virtio_rdma_wc_status(st, VIRTIO_RDMA_WC_OP_RECV),
+				st);
+	}
+	for (st = VIRTIO_RDMA_WC_GENERAL_ERR + 1; st < 256; st++)
+		KUNIT_EXPECT_EQ(test,
+				virtio_rdma_wc_status(st, VIRTIO_RDMA_WC_OP_SEND),
+				VIRTIO_RDMA_WC_GENERAL_ERR);
+}
+
 static struct kunit_case virtio_rdma_abi_cases[] = {
 	KUNIT_CASE(vr_layout_config),
 	KUNIT_CASE(vr_layout_control_header),
@@ -1010,6 +1184,10 @@ static struct kunit_case virtio_rdma_abi_cases[] = {
 	KUNIT_CASE(vr_const_queues),
 	KUNIT_CASE(vr_const_work_requests),
 	KUNIT_CASE(vr_ib_compat),
+	KUNIT_CASE(vr_ring_doorbell),
+	KUNIT_CASE(vr_ring_geometry),
+	KUNIT_CASE(vr_wr_rules),
+	KUNIT_CASE(vr_wc_rules),
 	{}
 };
 

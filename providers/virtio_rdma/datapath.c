@@ -27,9 +27,17 @@ _Static_assert(VIRTIO_RDMA_WR_SEND_WITH_INV == IBV_WR_SEND_WITH_INV, "");
 _Static_assert(VIRTIO_RDMA_WR_LOCAL_INV == IBV_WR_LOCAL_INV, "");
 _Static_assert(VIRTIO_RDMA_WC_LOC_LEN_ERR == IBV_WC_LOC_LEN_ERR, "");
 _Static_assert(VIRTIO_RDMA_WC_GENERAL_ERR == IBV_WC_GENERAL_ERR, "");
+_Static_assert(VIRTIO_RDMA_WR_RDMA_READ == IBV_WR_RDMA_READ, "");
+_Static_assert(VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP == IBV_WR_ATOMIC_CMP_AND_SWP, "");
+_Static_assert(VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD ==
+	       IBV_WR_ATOMIC_FETCH_AND_ADD, "");
+_Static_assert(VIRTIO_RDMA_QPT_RC == IBV_QPT_RC, "");
+_Static_assert(VIRTIO_RDMA_QPT_UC == IBV_QPT_UC, "");
+_Static_assert(VIRTIO_RDMA_QPT_UD == IBV_QPT_UD, "");
 
 /* ---------------------------------------------------------------- CQ -- */
 
+/* An opcode virtio_rdma_wc_op_valid() rejects maps to SEND (with an error). */
 static enum ibv_wc_opcode vru_wc_opcode(uint8_t op)
 {
 	switch (op) {
@@ -52,17 +60,17 @@ static enum ibv_wc_opcode vru_wc_opcode(uint8_t op)
 	}
 }
 
-static enum ibv_wc_status vru_wc_status(uint8_t status)
+/* An unknown status or (successful) opcode is GENERAL_ERR, as in the kernel. */
+static enum ibv_wc_status vru_wc_status(const struct virtio_rdma_cqe *cqe)
 {
-	return status <= VIRTIO_RDMA_WC_GENERAL_ERR ? status :
-						       IBV_WC_GENERAL_ERR;
+	return virtio_rdma_wc_status(cqe->status, cqe->opcode);
 }
 
 static unsigned int vru_wc_flags(const struct virtio_rdma_cqe *cqe)
 {
 	unsigned int f = 0;
 
-	if (cqe->status != VIRTIO_RDMA_WC_SUCCESS)
+	if (vru_wc_status(cqe) != IBV_WC_SUCCESS)
 		return 0;
 	if (cqe->flags & VIRTIO_RDMA_WC_F_GRH)
 		f |= IBV_WC_GRH;
@@ -78,14 +86,14 @@ static void vru_cqe_to_wc(const struct virtio_rdma_cqe *cqe,
 {
 	memset(wc, 0, sizeof(*wc));
 	wc->wr_id = le64toh(cqe->wr_id);
-	wc->status = vru_wc_status(cqe->status);
+	wc->status = vru_wc_status(cqe);
 	wc->opcode = vru_wc_opcode(cqe->opcode);
 	wc->vendor_err = le32toh(cqe->vendor_err);
 	wc->qp_num = le32toh(cqe->qp_handle);
 	if (wc->status != IBV_WC_SUCCESS)
 		return;
 	wc->byte_len = le32toh(cqe->byte_len);
-	wc->src_qp = le32toh(cqe->src_qp) & 0xffffff;
+	wc->src_qp = le32toh(cqe->src_qp) & VIRTIO_RDMA_QPN_MASK;
 	wc->wc_flags = vru_wc_flags(cqe);
 	if (wc->wc_flags & IBV_WC_WITH_IMM)
 		wc->imm_data = cqe->ex.imm_data;
@@ -99,7 +107,7 @@ static uint32_t vru_cq_prod(struct vru_cq *cq)
 {
 	uint32_t prod = ring_load_acquire(&uring_ctl(&cq->ring)->prod);
 
-	if (prod - cq->ring.head > cq->ring.depth)
+	if (!virtio_rdma_ring_valid(prod, cq->ring.head, cq->ring.depth))
 		return cq->ring.head;
 	return prod;
 }
@@ -168,7 +176,7 @@ int vru_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 		arm |= VIRTIO_RDMA_CQ_ARM_SOLICITED;
 	ring_store(&uring_ctl(&cq->ring)->notify, arm);
 	/* Dekker with the device: store arm, full barrier, (it loads prod). */
-	full_barrier();
+	atomic_thread_fence(memory_order_seq_cst);
 	pthread_spin_unlock(&cq->lock);
 	return 0;
 }
@@ -185,7 +193,7 @@ static int vru_cq_load(struct vru_cq *cq, struct ibv_cq_ex *ibcq)
 	cqe = uring_entry(&cq->ring, cq->ring.head);
 	cq->cur = cqe;
 	ibcq->wr_id = le64toh(cqe->wr_id);
-	ibcq->status = vru_wc_status(cqe->status);
+	ibcq->status = vru_wc_status(cqe);
 	return 0;
 }
 
@@ -261,7 +269,7 @@ static uint32_t vru_read_qp_num(struct ibv_cq_ex *ibcq)
 
 static uint32_t vru_read_src_qp(struct ibv_cq_ex *ibcq)
 {
-	return le32toh(cqex_to_vcq(ibcq)->cur->src_qp) & 0xffffff;
+	return le32toh(cqex_to_vcq(ibcq)->cur->src_qp) & VIRTIO_RDMA_QPN_MASK;
 }
 
 static unsigned int vru_read_wc_flags(struct ibv_cq_ex *ibcq)
@@ -315,7 +323,7 @@ static bool vru_ring_full(struct vru_uring *r)
 	uint32_t cons = ring_load_acquire(&uring_ctl(r)->cons);
 
 	/* An index out of range counts as full: never overwrite live WQEs. */
-	return r->head - cons >= r->depth;
+	return virtio_rdma_ring_full(r->head, cons, r->depth);
 }
 
 /* Publishes [old, head); true if the device asked for a doorbell. */
@@ -326,23 +334,24 @@ static bool vru_ring_publish(struct vru_uring *r, uint32_t old)
 
 	ring_store_release(&ctl->prod, r->head);
 	/* Dekker with the device's "store notify, barrier, reload prod". */
-	full_barrier();
+	atomic_thread_fence(memory_order_seq_cst);
 	notify = ring_load(&ctl->notify);
-	return (uint32_t)(r->head - notify - 1) < (uint32_t)(r->head - old);
+	return virtio_rdma_need_doorbell(notify, r->head, old);
 }
 
-static void vru_sq_doorbell(struct vru_qp *qp)
+/* An empty post is the doorbell: the kernel passes it on to the device. */
+int vru_sq_doorbell(struct vru_qp *qp)
 {
 	struct ibv_send_wr *bad;
 
-	ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
+	return ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
 }
 
-static void vru_rq_doorbell(struct vru_qp *qp)
+int vru_rq_doorbell(struct vru_qp *qp)
 {
 	struct ibv_recv_wr *bad;
 
-	ibv_cmd_post_recv(&qp->vqp.qp, NULL, &bad);
+	return ibv_cmd_post_recv(&qp->vqp.qp, NULL, &bad);
 }
 
 /*
@@ -366,7 +375,19 @@ static bool vru_can_recv(struct vru_qp *qp)
 
 static bool vru_is_ud(struct vru_qp *qp)
 {
-	return qp->vqp.qp.qp_type == IBV_QPT_UD;
+	return virtio_rdma_qpt_is_ud(qp->vqp.qp.qp_type);
+}
+
+/*
+ * The device ABI's opcode rules (QP type, the atomic feature), checked here
+ * as the kernel driver checks them: the device would fail the QP instead.
+ */
+static bool vru_wr_op_ok(struct vru_qp *qp, unsigned int op)
+{
+	if (op > UINT8_MAX || !virtio_rdma_wr_op_ok(qp->vqp.qp.qp_type, op))
+		return false;
+	return !virtio_rdma_wr_op_atomic(op) ||
+	       to_vctx(qp->vqp.qp.context)->caps.atomic;
 }
 
 static int vru_copy_inline(struct vru_qp *qp,
@@ -407,12 +428,12 @@ static int vru_copy_sges(struct vru_qp *qp, struct virtio_rdma_sge *dst,
 static int vru_build_send(struct vru_qp *qp, struct ibv_send_wr *wr,
 			  struct virtio_rdma_sq_wqe *wqe)
 {
-	bool ud = vru_is_ud(qp);
-	bool rc = qp->vqp.qp.qp_type == IBV_QPT_RC;
-	bool may_inline = false;
 	int err;
 
-	if (wr->send_flags & ~VRU_SEND_FLAGS)
+	if (wr->send_flags & ~VRU_SEND_FLAGS || !vru_wr_op_ok(qp, wr->opcode))
+		return EINVAL;
+	if ((wr->send_flags & IBV_SEND_INLINE) &&
+	    !virtio_rdma_wr_op_inline(wr->opcode))
 		return EINVAL;
 	memset(wqe, 0, sizeof(*wqe));
 	wqe->wr_id = htole64(wr->wr_id);
@@ -424,8 +445,7 @@ static int vru_build_send(struct vru_qp *qp, struct ibv_send_wr *wr,
 		wqe->ex.imm_data = wr->imm_data;
 		/* fallthrough */
 	case IBV_WR_SEND:
-		may_inline = true;
-		if (ud) {
+		if (vru_is_ud(qp)) {
 			if (!wr->wr.ud.ah)
 				return EINVAL;
 			wqe->wr.ud.av = to_vah(wr->wr.ud.ah)->av;
@@ -435,27 +455,18 @@ static int vru_build_send(struct vru_qp *qp, struct ibv_send_wr *wr,
 		}
 		break;
 	case IBV_WR_SEND_WITH_INV:
-		if (!rc)
-			return EINVAL;
-		may_inline = true;
 		wqe->ex.invalidate_rkey = htole32(wr->invalidate_rkey);
 		break;
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
 		wqe->ex.imm_data = wr->imm_data;
 		/* fallthrough */
 	case IBV_WR_RDMA_WRITE:
-		may_inline = true;
-		/* fallthrough */
 	case IBV_WR_RDMA_READ:
-		if (ud || (wr->opcode == IBV_WR_RDMA_READ && !rc))
-			return EINVAL;
 		wqe->wr.rdma.remote_addr = htole64(wr->wr.rdma.remote_addr);
 		wqe->wr.rdma.rkey = htole32(wr->wr.rdma.rkey);
 		break;
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-		if (!rc)
-			return EINVAL;
 		wqe->wr.atomic.remote_addr =
 			htole64(wr->wr.atomic.remote_addr);
 		wqe->wr.atomic.compare_add =
@@ -470,11 +481,8 @@ static int vru_build_send(struct vru_qp *qp, struct ibv_send_wr *wr,
 		return EINVAL;
 	}
 
-	if (wr->send_flags & IBV_SEND_INLINE) {
-		if (!may_inline)
-			return EINVAL;
+	if (wr->send_flags & IBV_SEND_INLINE)
 		return vru_copy_inline(qp, wqe, wr->sg_list, wr->num_sge);
-	}
 	err = vru_copy_sges(qp, (struct virtio_rdma_sge *)(wqe + 1),
 			    wr->sg_list, wr->num_sge, qp->max_send_sge);
 	if (err)
@@ -571,9 +579,13 @@ static struct virtio_rdma_sq_wqe *vru_wr_next(struct ibv_qp_ex *ibqp,
 	qp->wr_cur = NULL;
 	if (qp->wr_err)
 		return NULL;
-	if (vru_ring_full(&qp->sq) ||
-	    (ibqp->wr_flags & ~(unsigned int)VRU_SEND_FLAGS)) {
-		qp->wr_err = vru_ring_full(&qp->sq) ? ENOMEM : EINVAL;
+	if (vru_ring_full(&qp->sq)) {
+		qp->wr_err = ENOMEM;
+		return NULL;
+	}
+	if ((ibqp->wr_flags & ~(unsigned int)VRU_SEND_FLAGS) ||
+	    !vru_wr_op_ok(qp, opcode)) {
+		qp->wr_err = EINVAL;
 		return NULL;
 	}
 	wqe = uring_entry(&qp->sq, qp->sq.head);
@@ -722,10 +734,7 @@ static void vru_wr_set_inline_data_list(struct ibv_qp_ex *ibqp, size_t num,
 
 	if (!wqe)
 		return;
-	if (wqe->opcode == IBV_WR_RDMA_READ ||
-	    wqe->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ||
-	    wqe->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD ||
-	    wqe->opcode == IBV_WR_LOCAL_INV) {
+	if (!virtio_rdma_wr_op_inline(wqe->opcode)) {
 		qp->wr_err = EINVAL;
 		return;
 	}

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "virtio_rdmadv.h"
 #include "vru.h"
 
 struct vru_get_context_cmd {
@@ -275,7 +276,7 @@ static int vru_map_ring(struct ibv_context *context, struct vru_uring *r,
 			uint32_t shift)
 {
 	if (!depth || (depth & (depth - 1)) ||
-	    size < VIRTIO_RDMA_RING_CTL_SIZE + ((uint64_t)depth << shift))
+	    size < virtio_rdma_ring_bytes(depth, shift))
 		return EPROTO;
 	r->buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		      context->cmd_fd, key);
@@ -438,13 +439,14 @@ static struct ibv_qp *vru_create_qp_ex(struct ibv_context *context,
 	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
 	err = vru_map_ring(context, &qp->sq, r->sq_mmap_key, r->sq_ring_size,
-			   r->sq_depth, r->sq_wqe_shift + 6);
+			   r->sq_depth,
+			   virtio_rdma_sq_stride_log2(r->sq_wqe_shift));
 	if (err)
 		goto err_destroy;
 	if (r->rq_depth) {
 		err = vru_map_ring(context, &qp->rq, r->rq_mmap_key,
 				   r->rq_ring_size, r->rq_depth,
-				   r->rq_wqe_shift + 4);
+				   virtio_rdma_rq_stride_log2(r->rq_wqe_shift));
 		if (err)
 			goto err_unmap;
 	}
@@ -649,16 +651,15 @@ static struct verbs_context *vru_alloc_context(struct ibv_device *ibdev,
 	struct vru_context *ctx;
 
 	(void)private_data;
-	/* The 4th argument is the offset of vctx in ctx: 0. */
-	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx), NULL,
-					    RDMA_DRIVER_UNKNOWN);
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, vctx,
+					   RDMA_DRIVER_UNKNOWN);
 	if (!ctx)
 		return NULL;
 	if (ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp)))
 		goto err;
 	if (resp.drv.abi_version != VIRTIO_RDMA_UVERBS_ABI_VERSION ||
-	    resp.drv.cqe_shift != 6) {
+	    resp.drv.cqe_shift != VIRTIO_RDMA_CQE_SHIFT) {
 		errno = EPROTO;
 		goto err;
 	}
@@ -674,22 +675,26 @@ err:
 
 /*
  * A context over a command fd another context opened (ibv_import_device):
- * the kernel already holds its ucontext, so only the generic query is sent.
- * Of the alloc_ucontext answer the provider depends on cqe_shift alone,
- * which the ABI version fixes; the per-queue geometry comes with each
- * create_cq/create_qp answer.
+ * the kernel already holds its ucontext, so only the generic queries are
+ * sent.  Of the alloc_ucontext answer the provider depends on cqe_shift,
+ * which the ABI version fixes, and on atomic, which the device's atomic_cap
+ * gives; the per-queue geometry comes with each create_cq/create_qp answer.
  */
 static struct verbs_context *vru_import_context(struct ibv_device *ibdev,
 						int cmd_fd)
 {
+	struct ibv_device_attr_ex attr = {};
 	struct vru_context *ctx;
 	int err;
 
-	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx), NULL,
-					    RDMA_DRIVER_UNKNOWN);
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, vctx,
+					   RDMA_DRIVER_UNKNOWN);
 	if (!ctx)
 		return NULL;
 	err = ibv_cmd_query_context(&ctx->vctx.context, NULL);
+	if (!err)
+		err = vru_query_device_ex(&ctx->vctx.context, NULL, &attr,
+					  sizeof(attr));
 	if (err) {
 		verbs_uninit_context(&ctx->vctx);
 		free(ctx);
@@ -697,7 +702,8 @@ static struct verbs_context *vru_import_context(struct ibv_device *ibdev,
 		return NULL;
 	}
 	ctx->caps.abi_version = VIRTIO_RDMA_UVERBS_ABI_VERSION;
-	ctx->caps.cqe_shift = 6;
+	ctx->caps.cqe_shift = VIRTIO_RDMA_CQE_SHIFT;
+	ctx->caps.atomic = attr.orig_attr.atomic_cap != IBV_ATOMIC_NONE;
 	verbs_set_ops(&ctx->vctx, &vru_ctx_ops);
 	return &ctx->vctx;
 }
@@ -719,8 +725,7 @@ static void vru_uninit_device(struct verbs_device *vdev)
 }
 
 static const struct verbs_match_ent vru_match_table[] = {
-	{ .u.modalias = "rdma_device:*Nvirtio_rdma*",
-	  .kind = VERBS_MATCH_MODALIAS },
+	VERBS_NAME_MATCH("virtio_rdma", NULL),
 	{}
 };
 
@@ -735,7 +740,53 @@ static const struct verbs_device_ops vru_dev_ops = {
 	.uninit_device = vru_uninit_device,
 };
 
-static void __attribute__((constructor)) vru_register(void)
+static bool vru_is_ours(struct ibv_context *context)
 {
-	verbs_register_driver_34(&vru_dev_ops);
+	return verbs_get_device(context->device)->ops == &vru_dev_ops;
 }
+
+static void vru_dv_ring(struct virtio_rdmadv_ring *out,
+			const struct vru_uring *r)
+{
+	out->buf = r->buf;
+	out->depth = r->buf ? r->depth : 0;
+	out->stride = r->buf ? 1U << r->shift : 0;
+}
+
+int virtio_rdmadv_init_obj(struct virtio_rdmadv_obj *obj, uint64_t obj_type)
+{
+	if (obj_type & ~(uint64_t)(VIRTIO_RDMADV_OBJ_QP | VIRTIO_RDMADV_OBJ_CQ))
+		return EINVAL;
+	if (((obj_type & VIRTIO_RDMADV_OBJ_QP) &&
+	     !vru_is_ours(obj->qp.in->context)) ||
+	    ((obj_type & VIRTIO_RDMADV_OBJ_CQ) &&
+	     !vru_is_ours(obj->cq.in->context)))
+		return EOPNOTSUPP;
+	if (obj_type & VIRTIO_RDMADV_OBJ_QP) {
+		struct vru_qp *qp = to_vqp(obj->qp.in);
+
+		obj->qp.out->comp_mask = 0;
+		vru_dv_ring(&obj->qp.out->sq, &qp->sq);
+		vru_dv_ring(&obj->qp.out->rq, &qp->rq);
+	}
+	if (obj_type & VIRTIO_RDMADV_OBJ_CQ) {
+		obj->cq.out->comp_mask = 0;
+		vru_dv_ring(&obj->cq.out->ring, &to_vcq(obj->cq.in)->ring);
+	}
+	return 0;
+}
+
+int virtio_rdmadv_ring_doorbell(struct ibv_qp *ibqp, enum virtio_rdmadv_queue q)
+{
+	struct vru_qp *qp = to_vqp(ibqp);
+
+	if (!vru_is_ours(ibqp->context))
+		return EOPNOTSUPP;
+	if (q == VIRTIO_RDMADV_SQ)
+		return vru_sq_doorbell(qp);
+	if (q == VIRTIO_RDMADV_RQ && qp->rq.buf)
+		return vru_rq_doorbell(qp);
+	return EINVAL;
+}
+
+PROVIDER_DRIVER(virtio_rdma, vru_dev_ops);

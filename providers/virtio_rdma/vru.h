@@ -9,14 +9,12 @@
 
 #include <endian.h>
 #include <pthread.h>
+#include <stdatomic.h>
 
+#include <ccan/container_of.h>
+#include <infiniband/driver.h>
 #include <linux/virtio_rdma.h>
 #include <rdma/virtio_rdma-abi.h>
-
-#include "verbs_private.h"
-
-#define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
 
 struct vru_device {
 	struct verbs_device vdev;
@@ -120,34 +118,38 @@ static inline struct virtio_rdma_ring_ctl *uring_ctl(struct vru_uring *r)
 
 static inline void *uring_entry(struct vru_uring *r, uint32_t idx)
 {
-	return (char *)r->buf + VIRTIO_RDMA_RING_CTL_SIZE +
-	       ((size_t)(idx & (r->depth - 1)) << r->shift);
+	return (char *)r->buf +
+	       virtio_rdma_ring_entry_offset(idx, r->depth, r->shift);
 }
 
-/* ring_ctl words: aligned 32-bit, little-endian, single-copy atomic. */
+/*
+ * ring_ctl words: aligned 32-bit, little-endian, single-copy atomic, shared
+ * with the device; C11 atomics give the orders the spec asks for, as
+ * rxe_queue.h does for rxe's rings.
+ */
+static inline _Atomic(uint32_t) *ring_word(__le32 *p)
+{
+	return (_Atomic(uint32_t) *)p;
+}
+
 static inline uint32_t ring_load_acquire(__le32 *p)
 {
-	return le32toh(__atomic_load_n((uint32_t *)p, __ATOMIC_ACQUIRE));
+	return le32toh(atomic_load_explicit(ring_word(p), memory_order_acquire));
 }
 
 static inline uint32_t ring_load(__le32 *p)
 {
-	return le32toh(__atomic_load_n((uint32_t *)p, __ATOMIC_RELAXED));
+	return le32toh(atomic_load_explicit(ring_word(p), memory_order_relaxed));
 }
 
 static inline void ring_store_release(__le32 *p, uint32_t v)
 {
-	__atomic_store_n((uint32_t *)p, htole32(v), __ATOMIC_RELEASE);
+	atomic_store_explicit(ring_word(p), htole32(v), memory_order_release);
 }
 
 static inline void ring_store(__le32 *p, uint32_t v)
 {
-	__atomic_store_n((uint32_t *)p, htole32(v), __ATOMIC_RELAXED);
-}
-
-static inline void full_barrier(void)
-{
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	atomic_store_explicit(ring_word(p), htole32(v), memory_order_relaxed);
 }
 
 /* datapath.c */
@@ -158,6 +160,8 @@ int vru_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr);
 int vru_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr);
+int vru_sq_doorbell(struct vru_qp *qp);
+int vru_rq_doorbell(struct vru_qp *qp);
 void vru_cq_ex_init(struct vru_cq *cq, uint64_t wc_flags);
 void vru_qp_ex_init(struct vru_qp *qp, uint64_t send_ops_flags);
 

@@ -16,17 +16,20 @@
  * case uses a fresh pair of connected RC QPs (QP "x" is the one that lies,
  * QP "y" its peer) and their own CQs.
  *
- * The rings are found through the provider's private objects
- * (providers/virtio_rdma/virtio_rdma.h): this program is built from the same
- * tree as the provider.
+ * The rings are found through the provider's direct-verbs interface
+ * (<infiniband/virtio_rdmadv.h>) and written as the device ABI
+ * (<linux/virtio_rdma.h>) defines them; everything else is public verbs.
  *
  * Exit status: 0 every case behaved as expected, 1 otherwise.
  */
 #define _GNU_SOURCE
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +39,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "vru.h"
+#include <infiniband/verbs.h>
+#include <infiniband/virtio_rdmadv.h>
+#include <linux/virtio_rdma.h>
 
 #define DEPTH		16	/* SQ and RQ WRs asked for */
 #define CQ_DEPTH	128	/* room for a flush of both queues and more */
@@ -351,71 +356,140 @@ static void pair_free(struct pair *p)
 
 /* ---------------------------------------------------- rings, doorbells -- */
 
-static struct vru_qp *vqp(struct side *s)
+/* ring_ctl words: aligned 32-bit, little-endian, shared with the device. */
+static uint32_t ring_load(__le32 *p)
 {
-	return to_vqp(s->qp);
+	return le32toh(atomic_load_explicit((_Atomic(uint32_t) *)p,
+					    memory_order_relaxed));
+}
+
+static void ring_store(__le32 *p, uint32_t v)
+{
+	atomic_store_explicit((_Atomic(uint32_t) *)p, htole32(v),
+			      memory_order_relaxed);
+}
+
+/* Entries before a prod are written before it (the spec's ordering). */
+static void ring_store_release(__le32 *p, uint32_t v)
+{
+	atomic_store_explicit((_Atomic(uint32_t) *)p, htole32(v),
+			      memory_order_release);
+}
+
+static struct virtio_rdmadv_qp qp_rings(struct side *s)
+{
+	struct virtio_rdmadv_qp q;
+	struct virtio_rdmadv_obj obj = { .qp = { .in = s->qp, .out = &q } };
+	int err = virtio_rdmadv_init_obj(&obj, VIRTIO_RDMADV_OBJ_QP);
+
+	if (err) {
+		errno = err;
+		die("virtio_rdmadv_init_obj QP");
+	}
+	return q;
 }
 
 static struct virtio_rdma_ring_ctl *sq_ctl(struct side *s)
 {
-	return uring_ctl(&vqp(s)->sq);
+	return qp_rings(s).sq.buf;
 }
 
 static struct virtio_rdma_ring_ctl *rq_ctl(struct side *s)
 {
-	return uring_ctl(&vqp(s)->rq);
+	return qp_rings(s).rq.buf;
 }
 
 static struct virtio_rdma_ring_ctl *cq_ctl(struct side *s)
 {
-	return uring_ctl(&to_vcq(s->cq)->ring);
+	struct virtio_rdmadv_cq c;
+	struct virtio_rdmadv_obj obj = { .cq = { .in = s->cq, .out = &c } };
+	int err = virtio_rdmadv_init_obj(&obj, VIRTIO_RDMADV_OBJ_CQ);
+
+	if (err) {
+		errno = err;
+		die("virtio_rdmadv_init_obj CQ");
+	}
+	return c.ring.buf;
 }
 
-/* The next SQ slot, zeroed, as post_send would fill it. */
+static uint32_t sq_stride(struct side *s)
+{
+	return qp_rings(s).sq.stride;
+}
+
+static uint32_t qp_max_send_sge(struct side *s)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+
+	if (ibv_query_qp(s->qp, &a, IBV_QP_CAP, &init))
+		die("ibv_query_qp");
+	return a.cap.max_send_sge;
+}
+
+/*
+ * The slot at the ring's prod, zeroed: the next one to publish.  The
+ * provider has published everything it posted, so prod is where it would
+ * write next too.
+ */
+static void *ring_next(const struct virtio_rdmadv_ring *r)
+{
+	struct virtio_rdma_ring_ctl *ctl = r->buf;
+	uint8_t *slot = (uint8_t *)r->buf +
+		virtio_rdma_ring_entry_offset(ring_load(&ctl->prod), r->depth,
+					      __builtin_ctz(r->stride));
+
+	memset(slot, 0, r->stride);
+	return slot;
+}
+
+/* Publish the slot ring_next() returned. */
+static void ring_publish(const struct virtio_rdmadv_ring *r)
+{
+	struct virtio_rdma_ring_ctl *ctl = r->buf;
+
+	ring_store_release(&ctl->prod, ring_load(&ctl->prod) + 1);
+}
+
 static struct virtio_rdma_sq_wqe *sq_next(struct side *s)
 {
-	struct vru_uring *r = &vqp(s)->sq;
-	struct virtio_rdma_sq_wqe *w = uring_entry(r, r->head);
+	struct virtio_rdmadv_qp q = qp_rings(s);
 
-	memset(w, 0, (size_t)1 << r->shift);
-	return w;
+	return ring_next(&q.sq);
 }
 
 static void sq_doorbell(struct side *s)
 {
-	struct ibv_send_wr *bad;
+	int err;
 
 	/* What the provider does when the device asks for a doorbell. */
-	if (ibv_cmd_post_send(s->qp, NULL, &bad))
-		fail("doorbell: %s", strerror(errno));
+	err = virtio_rdmadv_ring_doorbell(s->qp, VIRTIO_RDMADV_SQ);
+	if (err)
+		fail("doorbell: %s", strerror(err));
 }
 
 /* Publish the slot sq_next() returned and ring the doorbell. */
 static void sq_publish(struct side *s)
 {
-	struct vru_uring *r = &vqp(s)->sq;
+	struct virtio_rdmadv_qp q = qp_rings(s);
 
-	r->head++;
-	ring_store_release(&uring_ctl(r)->prod, r->head);
+	ring_publish(&q.sq);
 	sq_doorbell(s);
 }
 
 static struct virtio_rdma_rq_wqe *rq_next(struct side *s)
 {
-	struct vru_uring *r = &vqp(s)->rq;
-	struct virtio_rdma_rq_wqe *w = uring_entry(r, r->head);
+	struct virtio_rdmadv_qp q = qp_rings(s);
 
-	memset(w, 0, (size_t)1 << r->shift);
-	return w;
+	return ring_next(&q.rq);
 }
 
 /* RQ posts need no doorbell: the device reads the RQ when a SEND arrives. */
 static void rq_publish(struct side *s)
 {
-	struct vru_uring *r = &vqp(s)->rq;
+	struct virtio_rdmadv_qp q = qp_rings(s);
 
-	r->head++;
-	ring_store_release(&uring_ctl(r)->prod, r->head);
+	ring_publish(&q.rq);
 }
 
 static void sge_set(struct virtio_rdma_sge *sge, uint64_t addr, uint32_t len,
@@ -766,7 +840,7 @@ static void case_sq_garbage(void)
 	srandom(42);
 	w = sq_next(&p.x);
 	b = (uint8_t *)w;
-	for (i = 0; i < 1U << vqp(&p.x)->sq.shift; i++)
+	for (i = 0; i < sq_stride(&p.x); i++)
 		b[i] = random();
 	w->wr_id = htole64(0x6a7ba9e);
 	w->opcode = 0xee;
@@ -845,7 +919,7 @@ static void case_sq_bad(const struct bad_wqe *c)
 
 	case_begin(c->name);
 	pair_new(&p, 0);
-	slot_sges = (((size_t)1 << vqp(&p.x)->sq.shift) - sizeof(*w)) /
+	slot_sges = (sq_stride(&p.x) - sizeof(*w)) /
 		    sizeof(struct virtio_rdma_sge);
 	w = sq_next(&p.x);
 	w->wr_id = htole64(0xbad0000 + cases);
@@ -855,7 +929,7 @@ static void case_sq_bad(const struct bad_wqe *c)
 	if (c->num_sge == NSGE_SLOT)
 		w->num_sge = slot_sges + 1;
 	else if (c->num_sge == NSGE_QP_MAX)
-		w->num_sge = vqp(&p.x)->max_send_sge + 1;
+		w->num_sge = qp_max_send_sge(&p.x) + 1;
 	else
 		w->num_sge = c->num_sge;
 	if (c->sge != SGE_NONE)

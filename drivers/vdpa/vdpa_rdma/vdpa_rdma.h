@@ -128,9 +128,6 @@ struct vdr_ring {
 	u32 stride;
 };
 
-/* An SQ/RQ notify this far ahead of prod asks for no doorbell (spec). */
-#define VDR_NOTIFY_OFF	0x80000000U
-
 struct vdr_pd {
 	u32 handle;
 	u32 refs;		/* MRs and QPs in the PD */

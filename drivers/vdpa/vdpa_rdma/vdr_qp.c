@@ -232,7 +232,7 @@ int vdr_cmd_create_qp(struct vdr_dev *dev)
 	/* The first SQ post rings; RQ posts need no doorbell until ERR. */
 	WRITE_ONCE(qp->sq.ctl->notify, cpu_to_le32(0));
 	if (rq_depth)
-		WRITE_ONCE(qp->rq.ctl->notify, cpu_to_le32(VDR_NOTIFY_OFF));
+		WRITE_ONCE(qp->rq.ctl->notify, cpu_to_le32(VIRTIO_RDMA_NOTIFY_OFF));
 
 	dev->resp.create_qp.qp_handle = cpu_to_le32(qpn);
 	return VIRTIO_RDMA_STATUS_OK;
@@ -459,7 +459,7 @@ static void vdr_qp_enter(struct vdr_dev *dev, struct vdr_qp *qp,
 	switch (next) {
 	case VIRTIO_RDMA_QPS_RESET:
 		vdr_wq_discard(&qp->sq, &qp->sq_cons, 0);
-		vdr_wq_discard(&qp->rq, &qp->rq_cons, VDR_NOTIFY_OFF);
+		vdr_wq_discard(&qp->rq, &qp->rq_cons, VIRTIO_RDMA_NOTIFY_OFF);
 		break;
 	case VIRTIO_RDMA_QPS_ERR:
 		vdr_ring_set_flags(&qp->sq, VIRTIO_RDMA_RING_F_ERROR);

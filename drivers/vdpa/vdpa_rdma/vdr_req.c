@@ -34,41 +34,15 @@ static bool vdr_is_ud(const struct vdr_qp *qp)
 	return qp->type == VIRTIO_RDMA_QPT_UD || qp->type == VIRTIO_RDMA_QPT_GSI;
 }
 
-/* Opcode vs QP type (spec "Send queue WQE"). */
+/* Opcode vs QP type (spec "Send queue WQE"), as the drivers check it. */
 static bool vdr_req_op_ok(const struct vdr_qp *qp, u8 op)
 {
-	switch (op) {
-	case VIRTIO_RDMA_WR_SEND:
-	case VIRTIO_RDMA_WR_SEND_WITH_IMM:
-		return true;
-	case VIRTIO_RDMA_WR_RDMA_WRITE:
-	case VIRTIO_RDMA_WR_RDMA_WRITE_WITH_IMM:
-		return !vdr_is_ud(qp);
-	case VIRTIO_RDMA_WR_RDMA_READ:
-	case VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP:
-	case VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD:
-	case VIRTIO_RDMA_WR_SEND_WITH_INV:
-		return qp->type == VIRTIO_RDMA_QPT_RC;
-	case VIRTIO_RDMA_WR_LOCAL_INV:
-	case VIRTIO_RDMA_WR_REG_MR:
-		return qp->type != VIRTIO_RDMA_QPT_GSI;
-	default:
-		return false;
-	}
+	return virtio_rdma_wr_op_ok(qp->type, op);
 }
 
 static bool vdr_req_op_inline(u8 op)
 {
-	switch (op) {
-	case VIRTIO_RDMA_WR_SEND:
-	case VIRTIO_RDMA_WR_SEND_WITH_IMM:
-	case VIRTIO_RDMA_WR_SEND_WITH_INV:
-	case VIRTIO_RDMA_WR_RDMA_WRITE:
-	case VIRTIO_RDMA_WR_RDMA_WRITE_WITH_IMM:
-		return true;
-	default:
-		return false;
-	}
+	return virtio_rdma_wr_op_inline(op);
 }
 
 static void vdr_swqe_fail(struct vdr_dev *dev, struct vdr_swqe *w,
@@ -188,7 +162,7 @@ static bool vdr_req_fetch(struct vdr_dev *dev, struct vdr_qp *qp)
 		 */
 		if (vdr_req_will_return(qp)) {
 			WRITE_ONCE(ring->ctl->notify,
-				   cpu_to_le32(prod + VDR_NOTIFY_OFF));
+				   cpu_to_le32(prod + VIRTIO_RDMA_NOTIFY_OFF));
 			return false;
 		}
 		/* Ask for a doorbell, then look once more (spec). */

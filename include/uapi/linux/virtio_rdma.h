@@ -636,4 +636,177 @@ struct virtio_rdma_cqe {
 	__le32 reserved[5];
 };
 
+/* ---- Ring arithmetic and WQE/CQE rules ---- */
+
+/*
+ * Pure functions of ring indices and ABI values, shared by the driver, the
+ * rdma-core provider and the device so that they cannot drift apart.  Like
+ * vring_need_event() they contain no barriers: the caller orders its loads
+ * and stores as the spec's "Memory ordering" section requires.
+ */
+
+/* An SQ/RQ notify this far ahead of prod asks for no doorbell (spec). */
+#define VIRTIO_RDMA_NOTIFY_OFF			0x80000000U
+
+/* CQEs are 64 bytes: the CQ stride is 1 << VIRTIO_RDMA_CQE_SHIFT. */
+#define VIRTIO_RDMA_CQE_SHIFT			6
+
+/* QPNs (qp_handle, src_qp, remote_qpn, dest_qp_num) are 24 bits wide. */
+#define VIRTIO_RDMA_QPN_MASK			0xffffffU
+
+/*
+ * After moving an SQ/RQ prod from @old_prod to @new_prod, the driver rings
+ * a doorbell if the device's event index @notify lies in [old, new); a
+ * notify VIRTIO_RDMA_NOTIFY_OFF ahead of prod never does.
+ */
+static inline int virtio_rdma_need_doorbell(__u32 notify, __u32 new_prod,
+					    __u32 old_prod)
+{
+	return (__u32)(new_prod - notify - 1) < (__u32)(new_prod - old_prod);
+}
+
+/* A producer index @prod is possible only if prod - cons <= depth. */
+static inline int virtio_rdma_ring_valid(__u32 prod, __u32 cons, __u32 depth)
+{
+	return (__u32)(prod - cons) <= depth;
+}
+
+/* The producer may not write at @prod; an impossible @cons counts as full. */
+static inline int virtio_rdma_ring_full(__u32 prod, __u32 cons, __u32 depth)
+{
+	return (__u32)(prod - cons) >= depth;
+}
+
+/* log2 of the SQ stride for a CREATE_QP sq_wqe_shift (64 << shift). */
+static inline __u32 virtio_rdma_sq_stride_log2(__u32 sq_wqe_shift)
+{
+	return VIRTIO_RDMA_SQ_WQE_BASE_SHIFT + sq_wqe_shift;
+}
+
+/* log2 of the RQ stride for a CREATE_QP rq_wqe_shift (16 << shift). */
+static inline __u32 virtio_rdma_rq_stride_log2(__u32 rq_wqe_shift)
+{
+	return VIRTIO_RDMA_RQ_WQE_BASE_SHIFT + rq_wqe_shift;
+}
+
+/* Bytes of ring_ctl plus @depth entries of 1 << @stride_log2 bytes. */
+static inline __u64 virtio_rdma_ring_bytes(__u32 depth, __u32 stride_log2)
+{
+	return VIRTIO_RDMA_RING_CTL_SIZE + ((__u64)depth << stride_log2);
+}
+
+/* Byte offset of free-running entry @idx in a ring of @depth (2^n). */
+static inline __u64 virtio_rdma_ring_entry_offset(__u32 idx, __u32 depth,
+						  __u32 stride_log2)
+{
+	return VIRTIO_RDMA_RING_CTL_SIZE +
+	       ((__u64)(idx & (depth - 1)) << stride_log2);
+}
+
+/* SGEs after the 64-byte header of an SQ WQE of stride 1 << stride_log2 */
+static inline __u32 virtio_rdma_sq_stride_sges(__u32 stride_log2)
+{
+	return ((1U << stride_log2) - sizeof(struct virtio_rdma_sq_wqe)) /
+	       sizeof(struct virtio_rdma_sge);
+}
+
+/* Inline bytes after the 64-byte header of an SQ WQE */
+static inline __u32 virtio_rdma_sq_stride_inline(__u32 stride_log2)
+{
+	return (1U << stride_log2) - sizeof(struct virtio_rdma_sq_wqe);
+}
+
+/* SGEs after the 16-byte header of an RQ WQE */
+static inline __u32 virtio_rdma_rq_stride_sges(__u32 stride_log2)
+{
+	return ((1U << stride_log2) - sizeof(struct virtio_rdma_rq_wqe)) /
+	       sizeof(struct virtio_rdma_sge);
+}
+
+static inline int virtio_rdma_qpt_is_ud(__u8 qp_type)
+{
+	return qp_type == VIRTIO_RDMA_QPT_UD || qp_type == VIRTIO_RDMA_QPT_GSI;
+}
+
+/*
+ * Whether a send WQE @op is defined for @qp_type (spec "Send queue WQE").
+ * Atomics also need VIRTIO_RDMA_F_ATOMIC: see virtio_rdma_wr_op_atomic().
+ */
+static inline int virtio_rdma_wr_op_ok(__u8 qp_type, __u8 op)
+{
+	switch (op) {
+	case VIRTIO_RDMA_WR_SEND:
+	case VIRTIO_RDMA_WR_SEND_WITH_IMM:
+		return 1;
+	case VIRTIO_RDMA_WR_RDMA_WRITE:
+	case VIRTIO_RDMA_WR_RDMA_WRITE_WITH_IMM:
+		return !virtio_rdma_qpt_is_ud(qp_type);
+	case VIRTIO_RDMA_WR_RDMA_READ:
+	case VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP:
+	case VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD:
+	case VIRTIO_RDMA_WR_SEND_WITH_INV:
+		return qp_type == VIRTIO_RDMA_QPT_RC;
+	case VIRTIO_RDMA_WR_LOCAL_INV:
+	case VIRTIO_RDMA_WR_REG_MR:
+		return qp_type != VIRTIO_RDMA_QPT_GSI;
+	default:
+		return 0;
+	}
+}
+
+/* The 8-byte atomics, which need VIRTIO_RDMA_F_ATOMIC. */
+static inline int virtio_rdma_wr_op_atomic(__u8 op)
+{
+	return op == VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP ||
+	       op == VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Whether @op may carry VIRTIO_RDMA_WQE_F_INLINE data. */
+static inline int virtio_rdma_wr_op_inline(__u8 op)
+{
+	switch (op) {
+	case VIRTIO_RDMA_WR_SEND:
+	case VIRTIO_RDMA_WR_SEND_WITH_IMM:
+	case VIRTIO_RDMA_WR_SEND_WITH_INV:
+	case VIRTIO_RDMA_WR_RDMA_WRITE:
+	case VIRTIO_RDMA_WR_RDMA_WRITE_WITH_IMM:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Whether a CQE @op is one of the VIRTIO_RDMA_WC_OP_* values. */
+static inline int virtio_rdma_wc_op_valid(__u8 op)
+{
+	switch (op) {
+	case VIRTIO_RDMA_WC_OP_SEND:
+	case VIRTIO_RDMA_WC_OP_RDMA_WRITE:
+	case VIRTIO_RDMA_WC_OP_RDMA_READ:
+	case VIRTIO_RDMA_WC_OP_COMP_SWAP:
+	case VIRTIO_RDMA_WC_OP_FETCH_ADD:
+	case VIRTIO_RDMA_WC_OP_LOCAL_INV:
+	case VIRTIO_RDMA_WC_OP_REG_MR:
+	case VIRTIO_RDMA_WC_OP_RECV:
+	case VIRTIO_RDMA_WC_OP_RECV_RDMA_WITH_IMM:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The completion status a driver reports for a CQE: a status it does not
+ * know is GENERAL_ERR, and so is a successful CQE with an opcode it does
+ * not know (nothing in it could be trusted).
+ */
+static inline __u8 virtio_rdma_wc_status(__u8 status, __u8 op)
+{
+	if (status > VIRTIO_RDMA_WC_GENERAL_ERR)
+		return VIRTIO_RDMA_WC_GENERAL_ERR;
+	if (status == VIRTIO_RDMA_WC_SUCCESS && !virtio_rdma_wc_op_valid(op))
+		return VIRTIO_RDMA_WC_GENERAL_ERR;
+	return status;
+}
+
 #endif /* _UAPI_LINUX_VIRTIO_RDMA_H */

@@ -75,8 +75,7 @@ static inline struct virtio_rdma_ring_ctl *vrdma_ring_ctl(struct vrdma_ring *r)
 
 static inline void *vrdma_ring_entry(struct vrdma_ring *r, u32 idx)
 {
-	return r->buf + VIRTIO_RDMA_RING_CTL_SIZE +
-	       ((size_t)(idx & (r->depth - 1)) << r->shift);
+	return r->buf + virtio_rdma_ring_entry_offset(idx, r->depth, r->shift);
 }
 
 struct vrdma_eventq {
@@ -295,6 +294,7 @@ int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int vrdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 
 /* vrdma_qp.c */
+u8 vrdma_qp_type(enum ib_qp_type type);
 int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);
 int vrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,

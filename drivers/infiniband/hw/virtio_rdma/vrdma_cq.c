@@ -62,8 +62,7 @@ static int vrdma_do_create_cq(struct ib_cq *ibcq,
 	depth = roundup_pow_of_two(attr->cqe);
 	cq->eventq = attr->comp_vector % dev->npairs;
 	spin_lock_init(&cq->lock);
-	err = vrdma_ring_alloc(dev, &cq->ring, depth,
-			       ilog2(sizeof(struct virtio_rdma_cqe)));
+	err = vrdma_ring_alloc(dev, &cq->ring, depth, VIRTIO_RDMA_CQE_SHIFT);
 	if (err)
 		return err;
 
@@ -147,41 +146,30 @@ int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return 0;
 }
 
-static bool vrdma_wc_opcode(u8 op, enum ib_wc_opcode *out)
+/* An opcode virtio_rdma_wc_op_valid() rejects maps to SEND (with an error). */
+static enum ib_wc_opcode vrdma_wc_opcode(u8 op)
 {
 	switch (op) {
-	case VIRTIO_RDMA_WC_OP_SEND:
-		*out = IB_WC_SEND;
-		break;
 	case VIRTIO_RDMA_WC_OP_RDMA_WRITE:
-		*out = IB_WC_RDMA_WRITE;
-		break;
+		return IB_WC_RDMA_WRITE;
 	case VIRTIO_RDMA_WC_OP_RDMA_READ:
-		*out = IB_WC_RDMA_READ;
-		break;
+		return IB_WC_RDMA_READ;
 	case VIRTIO_RDMA_WC_OP_COMP_SWAP:
-		*out = IB_WC_COMP_SWAP;
-		break;
+		return IB_WC_COMP_SWAP;
 	case VIRTIO_RDMA_WC_OP_FETCH_ADD:
-		*out = IB_WC_FETCH_ADD;
-		break;
+		return IB_WC_FETCH_ADD;
 	case VIRTIO_RDMA_WC_OP_LOCAL_INV:
-		*out = IB_WC_LOCAL_INV;
-		break;
+		return IB_WC_LOCAL_INV;
 	case VIRTIO_RDMA_WC_OP_REG_MR:
 		/* Numbered differently before Linux 6.2: map, don't copy. */
-		*out = IB_WC_REG_MR;
-		break;
+		return IB_WC_REG_MR;
 	case VIRTIO_RDMA_WC_OP_RECV:
-		*out = IB_WC_RECV;
-		break;
+		return IB_WC_RECV;
 	case VIRTIO_RDMA_WC_OP_RECV_RDMA_WITH_IMM:
-		*out = IB_WC_RECV_RDMA_WITH_IMM;
-		break;
+		return IB_WC_RECV_RDMA_WITH_IMM;
 	default:
-		return false;
+		return IB_WC_SEND;
 	}
-	return true;
 }
 
 static void vrdma_cqe_to_wc(const struct virtio_rdma_cqe *cqe,
@@ -192,21 +180,17 @@ static void vrdma_cqe_to_wc(const struct virtio_rdma_cqe *cqe,
 	memset(wc, 0, sizeof(*wc));
 	wc->wr_id = le64_to_cpu(cqe->wr_id);
 	wc->qp = &qp->ibqp;
-	wc->status = cqe->status <= VIRTIO_RDMA_WC_GENERAL_ERR ?
-		     cqe->status : IB_WC_GENERAL_ERR;
+	/* An unknown status or (successful) opcode is GENERAL_ERR. */
+	wc->status = virtio_rdma_wc_status(cqe->status, cqe->opcode);
 	wc->vendor_err = le32_to_cpu(cqe->vendor_err);
-	if (!vrdma_wc_opcode(cqe->opcode, &wc->opcode)) {
-		wc->opcode = IB_WC_SEND;
-		if (wc->status == IB_WC_SUCCESS)
-			wc->status = IB_WC_GENERAL_ERR;
-	}
+	wc->opcode = vrdma_wc_opcode(cqe->opcode);
 	wc->port_num = VRDMA_PORT;
 	/* Only wr_id, status, qp and vendor_err are valid on errors. */
 	if (wc->status != IB_WC_SUCCESS)
 		return;
 
 	wc->byte_len = le32_to_cpu(cqe->byte_len);
-	wc->src_qp = le32_to_cpu(cqe->src_qp) & 0xffffff;
+	wc->src_qp = le32_to_cpu(cqe->src_qp) & VIRTIO_RDMA_QPN_MASK;
 	wc->pkey_index = le16_to_cpu(cqe->pkey_index);
 	if (flags & VIRTIO_RDMA_WC_F_GRH)
 		wc->wc_flags |= IB_WC_GRH;
@@ -256,7 +240,7 @@ int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	start = ring->head;
 	/* Pairs with the device's release of prod after writing CQEs. */
 	prod = le32_to_cpu(virt_load_acquire(&ctl->prod));
-	if (unlikely(prod - ring->head > ring->depth)) {
+	if (unlikely(!virtio_rdma_ring_valid(prod, ring->head, ring->depth))) {
 		dev_warn_ratelimited(&dev->ib.dev,
 				     "CQ %u: device index %u out of range\n",
 				     cq->handle, prod);

@@ -41,7 +41,8 @@ static int vrdma_stride_shift(u32 base, u32 need, u32 max_shift)
 	return -EINVAL;
 }
 
-static u8 vrdma_qp_type(enum ib_qp_type type)
+/* The device ABI's QP type, 0 for a type the device does not have. */
+u8 vrdma_qp_type(enum ib_qp_type type)
 {
 	switch (type) {
 	case IB_QPT_GSI:
@@ -66,7 +67,7 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct ib_qp_cap *cap = &init->cap;
 	struct virtio_rdma_create_qp_req req = {};
 	struct virtio_rdma_create_qp_resp resp;
-	u32 sq_depth, rq_depth, sstride, rstride;
+	u32 sq_depth, rq_depth, sq_log2, rq_log2;
 	int sq_shift, rq_shift, err;
 	u8 type;
 
@@ -98,30 +99,29 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			return err;
 		qp->user = true;
 	}
-	sstride = VRDMA_SQ_HDR << sq_shift;
-	rstride = VRDMA_RQ_HDR << rq_shift;
+	sq_log2 = virtio_rdma_sq_stride_log2(sq_shift);
+	rq_log2 = virtio_rdma_rq_stride_log2(rq_shift);
 
 	/* Report what the stride really holds, within the device's limits. */
 	sq_depth = roundup_pow_of_two(max_t(u32, cap->max_send_wr, 1));
 	rq_depth = cap->max_recv_wr ? roundup_pow_of_two(cap->max_recv_wr) : 0;
 	qp->max_send_sge = min_t(u32, c->max_send_sge,
-				 (sstride - VRDMA_SQ_HDR) / VRDMA_SGE);
-	qp->max_inline = min_t(u32, c->max_inline_data, sstride - VRDMA_SQ_HDR);
+				 virtio_rdma_sq_stride_sges(sq_log2));
+	qp->max_inline = min_t(u32, c->max_inline_data,
+			       virtio_rdma_sq_stride_inline(sq_log2));
 	qp->max_recv_sge = min_t(u32, c->max_recv_sge,
-				 (rstride - VRDMA_RQ_HDR) / VRDMA_SGE);
+				 virtio_rdma_rq_stride_sges(rq_log2));
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->state = IB_QPS_RESET;
 	mutex_init(&qp->modify_lock);
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
 
-	err = vrdma_ring_alloc(dev, &qp->sq, sq_depth,
-			       ilog2(VRDMA_SQ_HDR) + sq_shift);
+	err = vrdma_ring_alloc(dev, &qp->sq, sq_depth, sq_log2);
 	if (err)
 		return err;
 	if (rq_depth) {
-		err = vrdma_ring_alloc(dev, &qp->rq, rq_depth,
-				       ilog2(VRDMA_RQ_HDR) + rq_shift);
+		err = vrdma_ring_alloc(dev, &qp->rq, rq_depth, rq_log2);
 		if (err)
 			goto err_sq;
 	}

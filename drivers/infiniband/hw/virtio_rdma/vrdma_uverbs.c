@@ -77,7 +77,7 @@ int vrdma_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata)
 	resp.max_inline_data = c->max_inline_data;
 	resp.max_sq_wqe_shift = c->max_sq_wqe_shift;
 	resp.max_rq_wqe_shift = c->max_rq_wqe_shift;
-	resp.cqe_shift = ilog2(sizeof(struct virtio_rdma_cqe));
+	resp.cqe_shift = VIRTIO_RDMA_CQE_SHIFT;
 	resp.atomic = dev->atomic;
 	resp.page_size = PAGE_SIZE;
 	return vrdma_udata_resp(udata, &resp, sizeof(resp));
@@ -257,13 +257,11 @@ int vrdma_uqp_respond(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		resp.rq_mmap_key = key;
 		resp.rq_ring_size = qp->rq.size;
 		resp.rq_depth = qp->rq.depth;
-		resp.rq_wqe_shift = qp->rq.shift -
-				    ilog2(sizeof(struct virtio_rdma_rq_wqe));
+		resp.rq_wqe_shift = qp->rq.shift - VIRTIO_RDMA_RQ_WQE_BASE_SHIFT;
 	}
 	resp.qpn = qp->handle;
 	resp.sq_depth = qp->sq.depth;
-	resp.sq_wqe_shift = qp->sq.shift -
-			    ilog2(sizeof(struct virtio_rdma_sq_wqe));
+	resp.sq_wqe_shift = qp->sq.shift - VIRTIO_RDMA_SQ_WQE_BASE_SHIFT;
 	resp.max_send_sge = qp->max_send_sge;
 	resp.max_recv_sge = qp->max_recv_sge;
 	resp.max_inline_data = qp->max_inline;

@@ -16,12 +16,16 @@ static_assert(VIRTIO_RDMA_WQE_F_FENCE == IB_SEND_FENCE);
 static_assert(VIRTIO_RDMA_WQE_F_SIGNALED == IB_SEND_SIGNALED);
 static_assert(VIRTIO_RDMA_WQE_F_SOLICITED == IB_SEND_SOLICITED);
 static_assert(VIRTIO_RDMA_WQE_F_INLINE == IB_SEND_INLINE);
-
-/* vring_need_event() in 32-bit arithmetic: is notify in [old, new)? */
-static bool vrdma_need_doorbell(u32 notify, u32 new, u32 old)
-{
-	return (u32)(new - notify - 1) < (u32)(new - old);
-}
+static_assert(VIRTIO_RDMA_WR_RDMA_WRITE == IB_WR_RDMA_WRITE);
+static_assert(VIRTIO_RDMA_WR_RDMA_WRITE_WITH_IMM == IB_WR_RDMA_WRITE_WITH_IMM);
+static_assert(VIRTIO_RDMA_WR_SEND == IB_WR_SEND);
+static_assert(VIRTIO_RDMA_WR_SEND_WITH_IMM == IB_WR_SEND_WITH_IMM);
+static_assert(VIRTIO_RDMA_WR_RDMA_READ == IB_WR_RDMA_READ);
+static_assert(VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP == IB_WR_ATOMIC_CMP_AND_SWP);
+static_assert(VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD == IB_WR_ATOMIC_FETCH_AND_ADD);
+static_assert(VIRTIO_RDMA_WR_LOCAL_INV == IB_WR_LOCAL_INV);
+static_assert(VIRTIO_RDMA_WR_SEND_WITH_INV == IB_WR_SEND_WITH_INV);
+static_assert(VIRTIO_RDMA_WR_REG_MR == IB_WR_REG_MR);
 
 /* Publish entries [old, head) and tell whether the device wants a doorbell. */
 static bool vrdma_ring_publish(struct vrdma_ring *ring, u32 old)
@@ -32,8 +36,8 @@ static bool vrdma_ring_publish(struct vrdma_ring *ring, u32 old)
 	virt_store_release(&ctl->prod, cpu_to_le32(ring->head));
 	/* Dekker with the device's "store notify, barrier, reload prod". */
 	virt_mb();
-	return vrdma_need_doorbell(le32_to_cpu(READ_ONCE(ctl->notify)),
-				   ring->head, old);
+	return virtio_rdma_need_doorbell(le32_to_cpu(READ_ONCE(ctl->notify)),
+					 ring->head, old);
 }
 
 static bool vrdma_ring_full(struct vrdma_ring *ring)
@@ -44,7 +48,7 @@ static bool vrdma_ring_full(struct vrdma_ring *ring)
 	cons = le32_to_cpu(virt_load_acquire(&vrdma_ring_ctl(ring)->cons));
 
 	/* An index out of range counts as full: never overwrite live WQEs. */
-	return ring->head - cons >= ring->depth;
+	return virtio_rdma_ring_full(ring->head, cons, ring->depth);
 }
 
 static int vrdma_copy_sges(struct virtio_rdma_sge *dst,
@@ -79,18 +83,36 @@ static int vrdma_copy_inline(void *dst, const struct ib_send_wr *wr, u32 max)
 	return total;
 }
 
+/*
+ * The opcode rules of the device ABI (QP type, the atomic feature, which
+ * opcodes carry inline data).  IB_WR_* equals VIRTIO_RDMA_WR_* for every
+ * opcode the ABI defines; the rest are unknown to the rules as well.
+ */
+static bool vrdma_wr_op_ok(struct vrdma_dev *dev, struct vrdma_qp *qp,
+			   const struct ib_send_wr *wr)
+{
+	u8 type = vrdma_qp_type(qp->ibqp.qp_type);
+
+	if (wr->opcode > U8_MAX || !virtio_rdma_wr_op_ok(type, wr->opcode))
+		return false;
+	if (virtio_rdma_wr_op_atomic(wr->opcode) && !dev->atomic)
+		return false;
+	return !(wr->send_flags & IB_SEND_INLINE) ||
+	       virtio_rdma_wr_op_inline(wr->opcode);
+}
+
 static int vrdma_build_send(struct vrdma_dev *dev, struct vrdma_qp *qp,
 			    const struct ib_send_wr *wr, void *slot)
 {
 	enum ib_qp_type type = qp->ibqp.qp_type;
 	struct virtio_rdma_sq_wqe *wqe = slot;
 	void *data = slot + sizeof(*wqe);
-	bool ud = type == IB_QPT_UD || type == IB_QPT_GSI;
-	bool rc = type == IB_QPT_RC;
-	bool may_inline = false;
 	int n;
 
 	if (wr->send_flags & ~VRDMA_SEND_FLAGS)
+		return -EINVAL;
+	/* Reject here what the device would fail the QP for (spec). */
+	if (!vrdma_wr_op_ok(dev, qp, wr))
 		return -EINVAL;
 	memset(wqe, 0, sizeof(*wqe));
 	wqe->wr_id = cpu_to_le64(wr->wr_id);
@@ -102,8 +124,7 @@ static int vrdma_build_send(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		wqe->ex.imm_data = wr->ex.imm_data;
 		fallthrough;
 	case IB_WR_SEND:
-		may_inline = true;
-		if (ud) {
+		if (virtio_rdma_qpt_is_ud(type)) {
 			const struct ib_ud_wr *u = ud_wr(wr);
 
 			if (!u->ah)
@@ -114,27 +135,18 @@ static int vrdma_build_send(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		}
 		break;
 	case IB_WR_SEND_WITH_INV:
-		if (!rc)
-			return -EINVAL;
-		may_inline = true;
 		wqe->ex.invalidate_rkey = cpu_to_le32(wr->ex.invalidate_rkey);
 		break;
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 		wqe->ex.imm_data = wr->ex.imm_data;
 		fallthrough;
 	case IB_WR_RDMA_WRITE:
-		may_inline = true;
-		fallthrough;
 	case IB_WR_RDMA_READ:
-		if (ud || (wr->opcode == IB_WR_RDMA_READ && !rc))
-			return -EINVAL;
 		wqe->wr.rdma.remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
 		wqe->wr.rdma.rkey = cpu_to_le32(rdma_wr(wr)->rkey);
 		break;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		if (!rc || !dev->atomic)
-			return -EINVAL;
 		wqe->wr.atomic.remote_addr =
 			cpu_to_le64(atomic_wr(wr)->remote_addr);
 		wqe->wr.atomic.compare_add =
@@ -143,18 +155,14 @@ static int vrdma_build_send(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		wqe->wr.atomic.rkey = cpu_to_le32(atomic_wr(wr)->rkey);
 		break;
 	case IB_WR_LOCAL_INV:
-		if (type == IB_QPT_GSI)
-			return -EINVAL;
 		wqe->ex.invalidate_rkey = cpu_to_le32(wr->ex.invalidate_rkey);
 		break;
 	case IB_WR_REG_MR: {
 		const struct ib_reg_wr *r = reg_wr(wr);
 		struct vrdma_mr *mr = to_vmr(r->mr);
 
-		if (type == IB_QPT_GSI || !mr->pl ||
-		    !is_power_of_2(r->mr->page_size))
+		if (!mr->pl || !is_power_of_2(r->mr->page_size))
 			return -EINVAL;
-		wqe->opcode = VIRTIO_RDMA_WR_REG_MR;
 		wqe->wr.reg_mr.key = cpu_to_le32(r->key);
 		wqe->wr.reg_mr.access_flags = cpu_to_le32(r->access);
 		wqe->wr.reg_mr.iova = cpu_to_le64(r->mr->iova);
@@ -168,8 +176,6 @@ static int vrdma_build_send(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	}
 
 	if (wr->send_flags & IB_SEND_INLINE) {
-		if (!may_inline)
-			return -EINVAL;
 		n = vrdma_copy_inline(data, wr, qp->max_inline);
 		if (n < 0)
 			return n;

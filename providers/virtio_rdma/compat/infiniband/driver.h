@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
- * The private provider ABI of libibverbs 44.0 (IBVERBS_PRIVATE_34), which
- * Debian does not ship as a header.  Declared here from the project's fact
- * sheet (layouts checked against the installed binaries); only what this
- * provider uses is typed, other slots are opaque pointers in the right order.
+ * Standalone build only: the part of rdma-core's private provider header
+ * <infiniband/driver.h> (libibverbs 44.0, IBVERBS_PRIVATE_34) that this
+ * provider uses, because Debian does not ship that header.  Inside an
+ * rdma-core tree this directory is not on the include path and the real
+ * header is used (README).  Declared from the project's fact sheet
+ * (layouts checked against the installed binaries); only what the provider
+ * uses is typed, other slots are opaque pointers in the right order.
  * Nothing checks these layouts at run time: the static asserts below do.
  */
-#ifndef VRU_VERBS_PRIVATE_H
-#define VRU_VERBS_PRIVATE_H
+#ifndef VRU_COMPAT_INFINIBAND_DRIVER_H
+#define VRU_COMPAT_INFINIBAND_DRIVER_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -85,6 +88,13 @@ struct verbs_device {
 	struct verbs_sysfs_dev *sysfs;
 	uint64_t core_support;
 };
+
+static inline struct verbs_device *
+verbs_get_device(const struct ibv_device *dev)
+{
+	return (struct verbs_device *)((const char *)dev -
+				       offsetof(struct verbs_device, device));
+}
 
 enum ibv_mr_type {
 	IBV_MR_TYPE_MR,
@@ -254,6 +264,31 @@ void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
 				    size_t alloc_size,
 				    struct verbs_context *context_offset,
 				    uint32_t driver_id);
+
+/* The upstream macros over them, with the same arguments. */
+#define VERBS_NAME_MATCH(_name_prefix, _data)				\
+	{								\
+		.driver_data = (_data),					\
+		.u.modalias = "rdma_device:*N" _name_prefix "*",	\
+		.kind = VERBS_MATCH_MODALIAS,				\
+	}
+
+/* Registers @drv_struct when the plugin is loaded. */
+#define PROVIDER_DRIVER(provider_name, drv_struct)			\
+	static void __attribute__((constructor))			\
+	provider_name##_register_driver(void)				\
+	{								\
+		verbs_register_driver_34(&(drv_struct));		\
+	}
+
+/* Allocates a zeroed provider context whose member @ctx_memb is the core's. */
+#define verbs_init_and_alloc_context(ibdev, cmd_fd, drv_ctx_ptr, ctx_memb,	\
+				     driver_id)				\
+	((__typeof__(drv_ctx_ptr))_verbs_init_and_alloc_context(		\
+		ibdev, cmd_fd, sizeof(*(drv_ctx_ptr)),			\
+		(struct verbs_context *)offsetof(__typeof__(*(drv_ctx_ptr)), \
+						 ctx_memb),		\
+		driver_id))
 void verbs_set_ops(struct verbs_context *vctx,
 		   const struct verbs_context_ops *ops);
 void verbs_uninit_context(struct verbs_context *context);
@@ -366,4 +401,4 @@ _Static_assert(sizeof(struct ibv_create_cq_ex) == 56, "");
 _Static_assert(sizeof(struct ibv_create_qp_ex) == 88, "");
 #endif
 
-#endif /* VRU_VERBS_PRIVATE_H */
+#endif /* VRU_COMPAT_INFINIBAND_DRIVER_H */
