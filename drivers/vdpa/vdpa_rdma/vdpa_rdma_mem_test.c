@@ -14,8 +14,8 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
-#include "../drivers/vdpa/vdpa_rdma/vdpa_rdma.h"
-#include "../drivers/vdpa/vdpa_rdma/vdr_xport.h"
+#include "vdpa_rdma.h"
+#include "vdr_xport.h"
 
 #define IOVA		0x10800ULL	/* 2 KiB into its first 4 KiB page */
 #define MR_LEN		4096ULL

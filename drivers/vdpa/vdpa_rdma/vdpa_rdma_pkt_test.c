@@ -22,8 +22,8 @@
 #include <linux/udp.h>
 #include <net/ip.h>
 
-#include "../drivers/vdpa/vdpa_rdma/roce.h"
-#include "../drivers/vdpa/vdpa_rdma/roce_psn.h"
+#include "roce.h"
+#include "roce_psn.h"
 #include "vdpa_rdma_rxe_vectors.h"
 
 #define RC(op)	ROCE_RC(op)

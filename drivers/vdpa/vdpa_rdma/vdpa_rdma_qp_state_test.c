@@ -19,7 +19,7 @@
 #include <linux/virtio_rdma.h>
 #include <rdma/ib_verbs.h>
 
-#include "../drivers/vdpa/vdpa_rdma/vdr_qp_state.h"
+#include "vdr_qp_state.h"
 
 #define NR_STATES	(VIRTIO_RDMA_QPS_ERR + 1)
 #define RANDOM_MASKS	256

@@ -8,9 +8,9 @@
 #include <linux/module.h>
 #include <linux/virtio_rdma.h>
 
-#include "../drivers/vdpa/vdpa_rdma/roce_hdr.h"
-#include "../drivers/vdpa/vdpa_rdma/roce_psn.h"
-#include "../drivers/vdpa/vdpa_rdma/roce_rel.h"
+#include "roce_hdr.h"
+#include "roce_psn.h"
+#include "roce_rel.h"
 
 #define PSN_MAX		ROCE_PSN_MASK		/* 0xffffff */
 #define HALF		ROCE_PSN_WINDOW		/* 2^23 */

@@ -137,7 +137,7 @@ struct vrdma_dev {
 	struct xarray cqs;	/* handle -> vrdma_cq, for events */
 	struct xarray qps;	/* handle -> vrdma_qp, for events and CQEs */
 
-	struct dentry *debugfs;
+	struct dentry *debugfs;	/* CONFIG_INFINIBAND_VIRTIO_RDMA_RAW_CMD */
 };
 
 struct vrdma_ucontext {
@@ -353,10 +353,17 @@ struct rdma_hw_stats *vrdma_alloc_hw_port_stats(struct ib_device *ib,
 int vrdma_get_hw_stats(struct ib_device *ib, struct rdma_hw_stats *stats,
 		       u32 port, int index);
 
-/* vrdma_debugfs.c */
+/* vrdma_debugfs.c: the raw_cmd test interface, a debug option */
+#if IS_ENABLED(CONFIG_INFINIBAND_VIRTIO_RDMA_RAW_CMD)
 void vrdma_debugfs_init(void);
 void vrdma_debugfs_exit(void);
 void vrdma_debugfs_add(struct vrdma_dev *dev);
 void vrdma_debugfs_remove(struct vrdma_dev *dev);
+#else
+static inline void vrdma_debugfs_init(void) {}
+static inline void vrdma_debugfs_exit(void) {}
+static inline void vrdma_debugfs_add(struct vrdma_dev *dev) {}
+static inline void vrdma_debugfs_remove(struct vrdma_dev *dev) {}
+#endif
 
 #endif /* VIRTIO_RDMA_H */
