@@ -12,15 +12,12 @@
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
-#include <linux/version.h>
 #include <linux/virtio.h>
 #include <linux/xarray.h>
 #include <linux/virtio_rdma.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
 #include <rdma/uverbs_ioctl.h>
-#endif
 
 #define VRDMA_PORT			1
 #define VRDMA_PKEY_DEFAULT		0xffff
@@ -282,14 +279,8 @@ int vrdma_alloc_pd(struct ib_pd *pd, struct ib_udata *udata);
 int vrdma_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata);
 
 /* vrdma_cq.c */
-/* ib_device_ops.create_cq takes an attribute bundle since 6.11. */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
 int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct uverbs_attr_bundle *attrs);
-#else
-int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct ib_udata *udata);
-#endif
 int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int vrdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);

@@ -107,19 +107,12 @@ err_ring:
 	return err;
 }
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+/* Kernel CQs come without a bundle (ib_alloc_cq). */
 int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct uverbs_attr_bundle *attrs)
 {
 	return vrdma_do_create_cq(ibcq, attr, attrs ? &attrs->driver_udata : NULL);
 }
-#else
-int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct ib_udata *udata)
-{
-	return vrdma_do_create_cq(ibcq, attr, udata);
-}
-#endif
 
 int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
