@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0
+# Copyright (c) 2026 The virtio-rdma authors
 # virtio-rdma: see README.md.
 #   make            kernel modules (against the test kernel) and user-space parts
 #   make kernel     the project kernel (KERNEL=test|perf)

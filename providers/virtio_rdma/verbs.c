@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma rdma-core provider: registration, device matching and the
  * control verbs.  Control goes through uverbs; CQ and QP rings are mapped
  * from the kernel with the keys of include/uapi/rdma/virtio_rdma-abi.h.

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * The private provider ABI of libibverbs 44.0 (IBVERBS_PRIVATE_34), which
  * Debian does not ship as a header.  Declared here from the project's fact
  * sheet (layouts checked against the installed binaries); only what this

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: RC reliability decisions as pure functions (roce_rel.c).
  *
  * The requester, responder and completer feed these the few numbers of

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * The device's data memory access (drivers/vdpa/vdpa_rdma/vdr_mem.c): the key
  * checks in the order the spec gives them, I/O virtual address translation
  * through page-list MRs (pages deliberately out of order, accesses crossing

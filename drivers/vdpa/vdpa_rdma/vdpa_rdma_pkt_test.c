@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * The RoCEv2 packet layer of vdpa_rdma (drivers/vdpa/vdpa_rdma/roce*):
  * header layouts, the opcode table and sequence rules, build/parse, the
  * ICRC and PSN arithmetic.  The device must be byte-compatible with

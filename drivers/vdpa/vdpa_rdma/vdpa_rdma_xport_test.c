@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * KUnit: the RC reliability decisions of the vdpa_rdma transport
  * (drivers/vdpa/vdpa_rdma/roce_rel.c) and the PSN window arithmetic they
  * rest on, including windows that straddle the 2^24 wrap.

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: which MODIFY_QP transitions and attribute masks the device
  * accepts.  The rules are those of the InfiniBand Architecture
  * specification (QP state transition tables) for a RoCE port, so a driver

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: the worker's side of packet reception.
  *
  * encap_rcv (vdr_net.c) only queues packets to the device and wakes its

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause) */
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma device ABI.
  *
  * The normative text is Documentation/virtio-rdma-spec.rst; this header

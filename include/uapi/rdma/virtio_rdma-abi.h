@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause) */
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma uverbs ABI: the driver-private udata exchanged between
  * virtio_rdma.ko and the rdma-core provider libvirtio_rdma-rdmav34.so.
  *

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma completion queues and the ring memory shared by SQ, RQ and
  * CQ (spec: "Rings").  The device produces CQEs into the ring and publishes
  * prod; the driver consumes them and publishes cons.  CQ arming is a word in

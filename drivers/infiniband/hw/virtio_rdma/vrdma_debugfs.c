@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma debugfs: /sys/kernel/debug/virtio_rdma/<ibdev>/raw_cmd lets
  * tests send arbitrary (including invalid) control commands.  Built only
  * with CONFIG_INFINIBAND_VIRTIO_RDMA_RAW_CMD (default n; the project's

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma guest driver: virtio driver registration, probe and remove.
  *
  * Lifetime: everything lives in struct vrdma_dev, which embeds the

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma memory regions: DMA MRs, user MRs (page list copied by the
  * device at CREATE_MR) and fast-registration MRs (page list owned by the
  * driver for the MR's life, made effective by a REG_MR work request).

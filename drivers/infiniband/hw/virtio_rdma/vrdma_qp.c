@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma queue pairs: creation with driver-allocated SQ/RQ rings,
  * state transitions, query and destruction.
  */
