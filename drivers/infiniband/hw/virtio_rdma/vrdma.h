@@ -6,6 +6,11 @@
  *
  * The device ABI is include/uapi/linux/virtio_rdma.h, specified by
  * Documentation/virtio-rdma-spec.rst.
+ *
+ * Logging: ibdev_*() where only a registered ib_device is involved (verbs,
+ * CQ and QP events, doorbells); dev_*() on the virtio device for what also
+ * runs during probe, before registration (control commands, the event
+ * queues, binding to the netdev).
  */
 #ifndef VIRTIO_RDMA_H
 #define VIRTIO_RDMA_H

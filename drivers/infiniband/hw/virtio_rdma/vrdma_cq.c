@@ -85,8 +85,8 @@ static int vrdma_do_create_cq(struct ib_cq *ibcq,
 			.cq_handle = resp.cq_handle,
 		};
 
-		dev_err(&dev->ib.dev, "device returned CQ handle %u twice\n",
-			cq->handle);
+		ibdev_err(&dev->ib, "device returned CQ handle %u twice\n",
+			  cq->handle);
 		if (vrdma_cmd(dev, VIRTIO_RDMA_CMD_DESTROY_CQ, &dreq,
 			      sizeof(dreq), NULL, 0)) {
 			vrdma_orphan_ring(dev, &cq->ring);
@@ -252,9 +252,9 @@ int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	/* Pairs with the device's release of prod after writing CQEs. */
 	prod = le32_to_cpu(virt_load_acquire(&ctl->prod));
 	if (unlikely(prod - ring->head > ring->depth)) {
-		dev_warn_ratelimited(&dev->ib.dev,
-				     "CQ %u: device index %u out of range\n",
-				     cq->handle, prod);
+		ibdev_warn_ratelimited(&dev->ib,
+				       "CQ %u: device index %u out of range\n",
+				       cq->handle, prod);
 		prod = ring->head;
 	}
 	while (n < num_entries && ring->head != prod) {
