@@ -11,7 +11,7 @@ B := $(TOP)/build
 KSRC := $(B)/linux-source-6.12
 KDIR := $(B)/kernel-$(KERNEL)
 OBJ := $(B)/obj-$(KERNEL)
-KSRCS := Kbuild include drivers
+KSRCS := Kbuild include drivers tools/testmod
 # What drivers/*/*/Kconfig would set in tree: the guest driver with the debugfs
 # raw_cmd interface that scenarios use (ctrl-invalid, ibv-devinfo), the device,
 # and the KUnit suites of both.
@@ -33,7 +33,7 @@ modules: kernel
 	@flock $(B)/.modules.lock $(MAKE) --no-print-directory modules-locked
 
 modules-locked:
-	@rsync -a --delete --prune-empty-dirs --include='*/' --include='Kbuild' \
+	@rsync -aR --delete --prune-empty-dirs --include='*/' --include='Kbuild' \
 		--include='*.[ch]' --exclude='*' $(wildcard $(KSRCS)) $(OBJ)/
 	$(MAKE) -C $(KDIR) M=$(OBJ) W=1 $(VRDMA_CONFIG) $(if $(DIRS),VRDMA_DIRS="$(DIRS)") modules
 	@# A module that moved to another directory must not stay installed under
@@ -78,6 +78,7 @@ COMPAT_H := drivers/infiniband/hw/virtio_rdma/vrdma_compat.h
 CHECKPATCH := perl $(KSRC)/scripts/checkpatch.pl --no-tree --strict --terse
 checkpatch:
 	@files=$$(git ls-files --cached --others --exclude-standard 'drivers/*.[ch]' 'include/*.h' \
+		'tools/testmod/*.[ch]' \
 		| grep -vx '$(COMPAT_H)'); \
 	[ -z "$$files" ] || $(CHECKPATCH) -f $$files
 	@$(CHECKPATCH) --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON -f $(COMPAT_H)

@@ -653,7 +653,7 @@ static struct verbs_context *vru_alloc_context(struct ibv_device *ibdev,
 	(void)private_data;
 	/* The 4th argument is the offset of vctx in ctx: 0. */
 	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx), NULL,
-					    RDMA_DRIVER_UNKNOWN);
+					    RDMA_DRIVER_VIRTIO_RDMA);
 	if (!ctx)
 		return NULL;
 	if (ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd, sizeof(cmd),
@@ -688,7 +688,7 @@ static struct verbs_context *vru_import_context(struct ibv_device *ibdev,
 	int err;
 
 	ctx = _verbs_init_and_alloc_context(ibdev, cmd_fd, sizeof(*ctx), NULL,
-					    RDMA_DRIVER_UNKNOWN);
+					    RDMA_DRIVER_VIRTIO_RDMA);
 	if (!ctx)
 		return NULL;
 	err = ibv_cmd_query_context(&ctx->vctx.context, NULL);
@@ -721,6 +721,7 @@ static void vru_uninit_device(struct verbs_device *vdev)
 }
 
 static const struct verbs_match_ent vru_match_table[] = {
+	{ .u.driver_id = RDMA_DRIVER_VIRTIO_RDMA, .kind = VERBS_MATCH_DRIVER_ID },
 	{ .u.modalias = "rdma_device:*Nvirtio_rdma*",
 	  .kind = VERBS_MATCH_MODALIAS },
 	{}

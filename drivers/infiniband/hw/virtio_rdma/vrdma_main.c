@@ -25,7 +25,7 @@
 
 static const struct ib_device_ops vrdma_dev_ops = {
 	.owner = THIS_MODULE,
-	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.driver_id = RDMA_DRIVER_VIRTIO_RDMA,
 	.uverbs_abi_ver = VIRTIO_RDMA_UVERBS_ABI_VERSION,
 
 	.add_gid = vrdma_add_gid,
@@ -356,8 +356,11 @@ err_debugfs:
 static void __exit vrdma_exit(void)
 {
 	unregister_virtio_driver(&vrdma_driver);
-	/* Waits for unregistrations queued by the netdev notifier. */
-	ib_unregister_driver(RDMA_DRIVER_UNKNOWN);
+	/*
+	 * Waits for unregistrations queued by the netdev notifier.  Only our
+	 * own id: RDMA_DRIVER_UNKNOWN would take every device without one.
+	 */
+	ib_unregister_driver(RDMA_DRIVER_VIRTIO_RDMA);
 	vrdma_netdev_exit();
 	vrdma_debugfs_exit();
 }
