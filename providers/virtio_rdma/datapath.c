@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma rdma-core provider: the data path.  post_send/post_recv write
  * WQEs into the mapped SQ/RQ rings and publish prod; a system call (an empty
  * ibv_cmd_post_send/recv, which the kernel turns into a doorbell) happens

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma rdma-core provider: registration, device matching and the
  * control verbs.  Control goes through uverbs; CQ and QP rings are mapped
  * from the kernel with the keys of include/uapi/rdma/virtio_rdma-abi.h.
@@ -652,7 +654,7 @@ static struct verbs_context *vru_alloc_context(struct ibv_device *ibdev,
 
 	(void)private_data;
 	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, vctx,
-					   RDMA_DRIVER_UNKNOWN);
+					   RDMA_DRIVER_VIRTIO_RDMA);
 	if (!ctx)
 		return NULL;
 	if (ibv_cmd_get_context(&ctx->vctx, &cmd.ibv_cmd, sizeof(cmd),
@@ -688,7 +690,7 @@ static struct verbs_context *vru_import_context(struct ibv_device *ibdev,
 	int err;
 
 	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, vctx,
-					   RDMA_DRIVER_UNKNOWN);
+					   RDMA_DRIVER_VIRTIO_RDMA);
 	if (!ctx)
 		return NULL;
 	err = ibv_cmd_query_context(&ctx->vctx.context, NULL);
@@ -725,6 +727,11 @@ static void vru_uninit_device(struct verbs_device *vdev)
 }
 
 static const struct verbs_match_ent vru_match_table[] = {
+	/*
+	 * Our own driver id: libibverbs puts it in every ioctl and the
+	 * kernel checks it; sysfs enumeration has none, hence the name.
+	 */
+	VERBS_DRIVER_ID(RDMA_DRIVER_VIRTIO_RDMA),
 	VERBS_NAME_MATCH("virtio_rdma", NULL),
 	{}
 };

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma rdma-core provider: objects.  The data path works on the CQ,
  * SQ and RQ rings the kernel maps into the process (device ABI:
  * include/uapi/linux/virtio_rdma.h, Documentation/virtio-rdma-spec.rst).

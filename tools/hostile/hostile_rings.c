@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * hostile_rings: a user-space process that lies to a virtio_rdma device
  * through the rings the provider maps into it, and checks that the device
  * answers each lie with the completion status, QP state and async event

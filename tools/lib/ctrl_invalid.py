@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+# Copyright (c) 2026 The virtio-rdma authors
 """Send invalid control commands to a virtio-rdma device and check each answer.
 
     ctrl_invalid.py /sys/kernel/debug/virtio_rdma/<ibdev>/raw_cmd

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+# Copyright (c) 2026 The virtio-rdma authors
 """Compare what `ibv_devinfo -v` prints with what the device itself reports.
 
     devinfo_check.py IBDEV

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0
+# Copyright (c) 2026 The virtio-rdma authors
 # shellcheck shell=bash
 # Sourced by scenarios: rdma_rxe (rxe0) on the veth end vr in the INITIAL network
 # namespace, 192.0.2.11, and a virtio_rdma device on the peer end vv in the network

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0
+# Copyright (c) 2026 The virtio-rdma authors
 # shellcheck shell=bash
 # Sourced by scenarios: two virtio_rdma devices whose netdevs (va, vb) sit in
 # the network namespaces $A and $B, joined by a veth pair, with 192.0.2.1 and

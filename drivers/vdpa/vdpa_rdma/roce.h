@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: the RoCEv2 packet layer.  It turns packets into structured data
  * and back (opcode table, build, parse, ICRC) so that the transport engine
- * never touches wire bytes; kunit/vdpa_rdma_pkt_test.c checks it, among other
+ * never touches wire bytes; vdpa_rdma_pkt_test.c checks it, among other
  * things against packets captured from rdma_rxe.
  */
 #ifndef _VDPA_RDMA_ROCE_H

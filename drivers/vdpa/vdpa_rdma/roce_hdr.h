@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: RoCEv2 transport headers as they are on the wire (InfiniBand
  * Architecture Specification vol. 1, chapter 9.2, and its Annex A17 for
  * RoCEv2), byte-compatible with rdma_rxe.

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: the RoCEv2 invariant CRC (IBA Annex A17.3.3), computed exactly
  * as rdma_rxe computes it so that the two interoperate.
  *

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: the RoCEv2 opcodes this device sends and accepts (IBA 9.2 and
  * table 38) and the order in which a QP's packets may follow each other.
  *

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: writing and reading RoCEv2 transport headers.
  *
  * Everything a peer sends is untrusted: vdr_roce_parse() checks every

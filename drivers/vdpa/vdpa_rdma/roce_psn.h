@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: 24-bit packet sequence numbers.
  *
  * PSNs wrap at 2^24.  IBA 9.7.2 splits the PSN space around a reference

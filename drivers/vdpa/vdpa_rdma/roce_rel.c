@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: RC reliability decisions (IBA 9.7.5, 9.9), as pure functions
  * of the QP state they need.  See roce_rel.h.
  */

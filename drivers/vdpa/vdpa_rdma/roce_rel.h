@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: RC reliability decisions as pure functions (roce_rel.c).
  *
  * The requester, responder and completer feed these the few numbers of
  * QP state a decision depends on and act on the answer; KUnit
- * (kunit/vdpa_rdma_xport_test.c) checks them without a device.
+ * (vdpa_rdma_xport_test.c) checks them without a device.
  */
 #ifndef _VDPA_RDMA_ROCE_REL_H
 #define _VDPA_RDMA_ROCE_REL_H

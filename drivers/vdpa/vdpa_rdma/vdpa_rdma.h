@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: a vDPA parent that emulates a virtio-rdma device
  * (Documentation/virtio-rdma-spec.rst) on top of an Ethernet netdev.
  *

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: completion queues.
  *
  * vdr_cq_post() is the only place that writes CQEs: flushes and the data

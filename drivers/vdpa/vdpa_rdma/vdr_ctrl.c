@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: controlq command dispatch, QUERY_DEVICE and QUERY_PORT.
  *
  * Commands are untrusted: the chain's shape is checked against the

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: the state of every QP and CQ of a device, for debugging a
  * connection that stopped moving: /sys/kernel/debug/vdpa_rdma/<dev>/qps
  * and .../cqs.  One line per object; ring indices as the device sees them.

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: doorbellq consumer.
  *
  * A doorbell only says "look at this ring again"; records of unknown type

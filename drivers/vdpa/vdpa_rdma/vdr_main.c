@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: module, vDPA management device and vdpa_config_ops.
  *
  * "vdpa dev add mgmtdev vdpa_rdma name NAME mac MAC [max_vqp N]" creates a

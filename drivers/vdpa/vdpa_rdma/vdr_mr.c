@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: memory regions (DMA, registered with a page list, and
  * fast-registration MRs).
  */

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: RoCEv2 encapsulation: the UDP port 4791 sockets and IP/UDP
  * headers.
  *

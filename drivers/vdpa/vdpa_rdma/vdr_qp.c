@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: queue pairs: creation, the state machine's side effects
  * (flush on ERR and DESTROY, discard on RESET) and QUERY_QP.
  */

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: which MODIFY_QP transitions and attribute masks the device
  * accepts.  The rules are those of the InfiniBand Architecture
  * specification (QP state transition tables) for a RoCE port, so a driver
  * that passes ib_core's checks is never refused here and a driver that
  * skips them cannot push a QP into a state the data path does not expect.
- * kunit/vdpa_rdma_qp_state_test.c compares this with ib_modify_qp_is_ok().
+ * vdpa_rdma_qp_state_test.c compares this with ib_modify_qp_is_ok().
  */
 #include <kunit/visibility.h>
 #include <linux/export.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/* Copyright (c) 2026 The virtio-rdma authors */
 /* vdpa_rdma: the QP state machine, a pure function KUnit checks. */
 #ifndef _VDPA_RDMA_QP_STATE_H
 #define _VDPA_RDMA_QP_STATE_H

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: packet reception.
  *
  * encap_rcv (vdr_net.c) hands each packet to vdr_recv_queue(), in softirq,

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+/* Copyright (c) 2026 The virtio-rdma authors */
 /* vdpa_rdma: QUERY_STATS. */
 #include "vdpa_rdma.h"
 

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: virtqueues, the device worker and guest memory access.
  *
  * Every guest address goes through the device IOTLB: identity while the

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: the RoCEv2 transport (data path): memory access through MRs
  * (vdr_mem.c) and the UDP socket and IP encapsulation (vdr_net.c).
  */

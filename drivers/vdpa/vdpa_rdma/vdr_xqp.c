@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * vdpa_rdma: per-QP transport state and the QP's work.
  *
  * A QP's requester, responder and completer run in its work item on

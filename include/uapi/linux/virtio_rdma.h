@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause) */
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma device ABI.
  *
  * The normative text is Documentation/virtio-rdma-spec.rst; this header
- * implements it and kunit/virtio_rdma_abi_test.c pins every size and offset.
+ * implements it and the KUnit suite virtio_rdma_abi (beside the driver)
+ * pins every size and offset.
  * All multi-byte fields are little-endian except immediate data, which is
  * an opaque 4-byte value carried in network order on the wire.
  */

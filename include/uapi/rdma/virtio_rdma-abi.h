@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause) */
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma uverbs ABI: the driver-private udata exchanged between
  * virtio_rdma.ko and the rdma-core provider libvirtio_rdma-rdmav34.so.
  *
@@ -17,6 +19,19 @@
 #define VIRTIO_RDMA_ABI_USER_H
 
 #include <linux/types.h>
+
+/*
+ * The driver id of virtio_rdma (ib_device_ops.driver_id): libibverbs matches
+ * the device to the provider by it, and every uverbs ioctl must name it.
+ * Upstream, a driver claims its id by adding a value at the end of enum
+ * rdma_driver_id in <rdma/ib_user_ioctl_verbs.h> in its submission.  Out of
+ * tree that enum cannot grow, so the id is claimed the same way here: the
+ * next value after the last one of Linux 6.12 (RDMA_DRIVER_MANA, 20), which
+ * Debian 12's 6.1 (last RDMA_DRIVER_ERDMA, 19) does not use either.  Replace
+ * it with the enum value when upstream assigns one: mainline kernels after
+ * 6.12 have given 21 to RDMA_DRIVER_IONIC.
+ */
+#define RDMA_DRIVER_VIRTIO_RDMA			21
 
 /* ib_device_ops.uverbs_abi_ver; the provider accepts exactly this one. */
 #define VIRTIO_RDMA_UVERBS_ABI_VERSION		1

@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma guest driver: shared definitions.
  *
  * The device ABI is include/uapi/linux/virtio_rdma.h, specified by
  * Documentation/virtio-rdma-spec.rst.
+ *
+ * Logging: ibdev_*() where only a registered ib_device is involved (verbs,
+ * CQ and QP events, doorbells); dev_*() on the virtio device for what also
+ * runs during probe, before registration (control commands, the event
+ * queues, binding to the netdev).
  */
 #ifndef VIRTIO_RDMA_H
 #define VIRTIO_RDMA_H
@@ -12,15 +19,12 @@
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
-#include <linux/version.h>
 #include <linux/virtio.h>
 #include <linux/xarray.h>
 #include <linux/virtio_rdma.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
 #include <rdma/uverbs_ioctl.h>
-#endif
 
 #define VRDMA_PORT			1
 #define VRDMA_PKEY_DEFAULT		0xffff
@@ -136,7 +140,7 @@ struct vrdma_dev {
 	struct xarray cqs;	/* handle -> vrdma_cq, for events */
 	struct xarray qps;	/* handle -> vrdma_qp, for events and CQEs */
 
-	struct dentry *debugfs;
+	struct dentry *debugfs;	/* CONFIG_INFINIBAND_VIRTIO_RDMA_RAW_CMD */
 };
 
 struct vrdma_ucontext {
@@ -281,14 +285,8 @@ int vrdma_alloc_pd(struct ib_pd *pd, struct ib_udata *udata);
 int vrdma_dealloc_pd(struct ib_pd *pd, struct ib_udata *udata);
 
 /* vrdma_cq.c */
-/* ib_device_ops.create_cq takes an attribute bundle since 6.11. */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
 int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct uverbs_attr_bundle *attrs);
-#else
-int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct ib_udata *udata);
-#endif
 int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int vrdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
@@ -353,10 +351,17 @@ struct rdma_hw_stats *vrdma_alloc_hw_port_stats(struct ib_device *ib,
 int vrdma_get_hw_stats(struct ib_device *ib, struct rdma_hw_stats *stats,
 		       u32 port, int index);
 
-/* vrdma_debugfs.c */
+/* vrdma_debugfs.c: the raw_cmd test interface, a debug option */
+#if IS_ENABLED(CONFIG_INFINIBAND_VIRTIO_RDMA_RAW_CMD)
 void vrdma_debugfs_init(void);
 void vrdma_debugfs_exit(void);
 void vrdma_debugfs_add(struct vrdma_dev *dev);
 void vrdma_debugfs_remove(struct vrdma_dev *dev);
+#else
+static inline void vrdma_debugfs_init(void) {}
+static inline void vrdma_debugfs_exit(void) {}
+static inline void vrdma_debugfs_add(struct vrdma_dev *dev) {}
+static inline void vrdma_debugfs_remove(struct vrdma_dev *dev) {}
+#endif
 
 #endif /* VIRTIO_RDMA_H */

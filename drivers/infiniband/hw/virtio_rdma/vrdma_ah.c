@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma address handles.  The device keeps no AH objects: the
  * address vector travels in each UD WQE, so an AH is driver memory only and
  * creating one never sleeps (ib_cm creates AHs under a spinlock).

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma completion queues and the ring memory shared by SQ, RQ and
  * CQ (spec: "Rings").  The device produces CQEs into the ring and publishes
  * prod; the driver consumes them and publishes cons.  CQ arming is a word in
@@ -82,8 +84,8 @@ static int vrdma_do_create_cq(struct ib_cq *ibcq,
 			.cq_handle = resp.cq_handle,
 		};
 
-		dev_err(&dev->ib.dev, "device returned CQ handle %u twice\n",
-			cq->handle);
+		ibdev_err(&dev->ib, "device returned CQ handle %u twice\n",
+			  cq->handle);
 		if (vrdma_cmd(dev, VIRTIO_RDMA_CMD_DESTROY_CQ, &dreq,
 			      sizeof(dreq), NULL, 0)) {
 			vrdma_orphan_ring(dev, &cq->ring);
@@ -106,19 +108,12 @@ err_ring:
 	return err;
 }
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+/* Kernel CQs come without a bundle (ib_alloc_cq). */
 int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct uverbs_attr_bundle *attrs)
 {
 	return vrdma_do_create_cq(ibcq, attr, attrs ? &attrs->driver_udata : NULL);
 }
-#else
-int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct ib_udata *udata)
-{
-	return vrdma_do_create_cq(ibcq, attr, udata);
-}
-#endif
 
 int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
@@ -241,9 +236,10 @@ int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	/* Pairs with the device's release of prod after writing CQEs. */
 	prod = le32_to_cpu(virt_load_acquire(&ctl->prod));
 	if (unlikely(!virtio_rdma_ring_valid(prod, ring->head, ring->depth))) {
-		dev_warn_ratelimited(&dev->ib.dev,
-				     "CQ %u: device index %u out of range\n",
-				     cq->handle, prod);
+		ibdev_warn_ratelimited(&dev->ib,
+				       "CQ %u: device index %u out of range
+",
+				       cq->handle, prod);
 		prod = ring->head;
 	}
 	while (n < num_entries && ring->head != prod) {

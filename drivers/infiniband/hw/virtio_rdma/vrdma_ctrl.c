@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma control queue.
  *
  * Commands are submitted from sleeping context only.  The verbs consumers

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma debugfs: /sys/kernel/debug/virtio_rdma/<ibdev>/raw_cmd lets
- * tests send arbitrary (including invalid) control commands.
+ * tests send arbitrary (including invalid) control commands.  Built only
+ * with CONFIG_INFINIBAND_VIRTIO_RDMA_RAW_CMD (default n; the project's
+ * out-of-tree test build sets it).
  *
  * Contract (tests depend on it):
  *  - write(2) one buffer: struct { __le32 resp_len; __le32 reserved; }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma event queues (device -> driver) and doorbell queues
  * (driver -> device).
  */
@@ -90,8 +92,8 @@ static void vrdma_handle_event(struct vrdma_dev *dev,
 		break;
 	case VIRTIO_RDMA_EVENT_CQ_ERR:
 		cq = xa_load(&dev->cqs, handle);
-		dev_warn_ratelimited(&dev->ib.dev, "CQ %u error, flags %#x\n",
-				     handle, le32_to_cpu(e->data));
+		ibdev_warn_ratelimited(&dev->ib, "CQ %u error, flags %#x\n",
+				       handle, le32_to_cpu(e->data));
 		if (cq && cq->ibcq.event_handler) {
 			ev.device = &dev->ib;
 			ev.element.cq = &cq->ibcq;
@@ -242,8 +244,8 @@ int vrdma_ring_doorbell(struct vrdma_dev *dev, u32 type, u32 handle)
 			deadline = ktime_add_ms(ktime_get(), 1000);
 		if (ktime_after(ktime_get(), deadline)) {
 			spin_unlock_irqrestore(&dbq->lock, flags);
-			dev_warn_ratelimited(&dev->vdev->dev,
-					     "doorbell queue stays full\n");
+			ibdev_warn_ratelimited(&dev->ib,
+					       "doorbell queue stays full\n");
 			return -EBUSY;
 		}
 		cpu_relax();

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma GID table.  ib_core builds the table from the bound netdev's
  * addresses (ib_device_set_netdev) and mirrors each entry to the device,
  * which uses it for source addresses and to accept incoming packets.

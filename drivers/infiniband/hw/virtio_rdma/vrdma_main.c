@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma guest driver: virtio driver registration, probe and remove.
  *
  * Lifetime: everything lives in struct vrdma_dev, which embeds the
@@ -19,10 +21,11 @@
 #include <rdma/virtio_rdma-abi.h>
 
 #include "vrdma.h"
+#include "vrdma_compat.h"
 
 static const struct ib_device_ops vrdma_dev_ops = {
 	.owner = THIS_MODULE,
-	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.driver_id = RDMA_DRIVER_VIRTIO_RDMA,
 	.uverbs_abi_ver = VIRTIO_RDMA_UVERBS_ABI_VERSION,
 
 	.add_gid = vrdma_add_gid,
@@ -31,7 +34,7 @@ static const struct ib_device_ops vrdma_dev_ops = {
 	.alloc_pd = vrdma_alloc_pd,
 	.alloc_ucontext = vrdma_alloc_ucontext,
 	.create_ah = vrdma_create_ah,
-	.create_cq = vrdma_create_cq,
+	.create_cq = vrdma_create_cq_op,	/* vrdma_compat.h */
 	.create_qp = vrdma_create_qp,
 	.dealloc_pd = vrdma_dealloc_pd,
 	.dealloc_ucontext = vrdma_dealloc_ucontext,
@@ -83,49 +86,36 @@ static void vrdma_free_vq_names(struct vrdma_dev *dev, unsigned int nvqs)
 static int vrdma_find_vqs(struct vrdma_dev *dev)
 {
 	unsigned int i, nvqs = 1 + 2 * dev->npairs;
-	vq_callback_t **cbs = NULL;
+	struct virtqueue_info *info;
 	struct virtqueue **vqs;
 	int err = -ENOMEM;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
-	struct virtqueue_info *info;
-#endif
 
 	dev->evqs = kcalloc(dev->npairs, sizeof(*dev->evqs), GFP_KERNEL);
 	dev->dbqs = kcalloc(dev->npairs, sizeof(*dev->dbqs), GFP_KERNEL);
 	dev->vq_names = kcalloc(nvqs, sizeof(*dev->vq_names), GFP_KERNEL);
 	vqs = kcalloc(nvqs, sizeof(*vqs), GFP_KERNEL);
-	cbs = kcalloc(nvqs, sizeof(*cbs), GFP_KERNEL);
-	if (!dev->evqs || !dev->dbqs || !dev->vq_names || !vqs || !cbs)
+	info = kcalloc(nvqs, sizeof(*info), GFP_KERNEL);
+	if (!dev->evqs || !dev->dbqs || !dev->vq_names || !vqs || !info)
 		goto out;
 
+	/* The virtqueues keep pointing at their names: dev owns them. */
 	dev->vq_names[VIRTIO_RDMA_CTRLQ] = kstrdup("controlq", GFP_KERNEL);
-	cbs[VIRTIO_RDMA_CTRLQ] = vrdma_ctrlq_done;
+	info[VIRTIO_RDMA_CTRLQ].callback = vrdma_ctrlq_done;
 	for (i = 0; i < dev->npairs; i++) {
 		dev->vq_names[VIRTIO_RDMA_EVENTQ(i)] =
 			kasprintf(GFP_KERNEL, "eventq.%u", i);
-		cbs[VIRTIO_RDMA_EVENTQ(i)] = vrdma_eventq_done;
+		info[VIRTIO_RDMA_EVENTQ(i)].callback = vrdma_eventq_done;
 		/* Doorbell buffers are reclaimed when the next doorbell is rung. */
 		dev->vq_names[VIRTIO_RDMA_DOORBELLQ(i)] =
 			kasprintf(GFP_KERNEL, "doorbellq.%u", i);
 	}
-	for (i = 0; i < nvqs; i++)
+	for (i = 0; i < nvqs; i++) {
 		if (!dev->vq_names[i])
 			goto out;
-
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
-	info = kcalloc(nvqs, sizeof(*info), GFP_KERNEL);
-	if (!info)
-		goto out;
-	for (i = 0; i < nvqs; i++) {
 		info[i].name = dev->vq_names[i];
-		info[i].callback = cbs[i];
 	}
+
 	err = virtio_find_vqs(dev->vdev, nvqs, vqs, info, NULL);
-	kfree(info);
-#else
-	err = virtio_find_vqs(dev->vdev, nvqs, vqs, cbs,
-			      (const char * const *)dev->vq_names, NULL);
-#endif
 	if (err)
 		goto out;
 
@@ -137,7 +127,7 @@ static int vrdma_find_vqs(struct vrdma_dev *dev)
 		spin_lock_init(&dev->dbqs[i].lock);
 	}
 out:
-	kfree(cbs);
+	kfree(info);
 	kfree(vqs);
 	return err;
 }
@@ -366,8 +356,11 @@ err_debugfs:
 static void __exit vrdma_exit(void)
 {
 	unregister_virtio_driver(&vrdma_driver);
-	/* Waits for unregistrations queued by the netdev notifier. */
-	ib_unregister_driver(RDMA_DRIVER_UNKNOWN);
+	/*
+	 * Waits for unregistrations queued by the netdev notifier.  Only our
+	 * own id: RDMA_DRIVER_UNKNOWN would take every device without one.
+	 */
+	ib_unregister_driver(RDMA_DRIVER_VIRTIO_RDMA);
 	vrdma_netdev_exit();
 	vrdma_debugfs_exit();
 }

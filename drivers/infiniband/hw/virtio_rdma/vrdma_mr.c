@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma memory regions: DMA MRs, user MRs (page list copied by the
  * device at CREATE_MR) and fast-registration MRs (page list owned by the
  * driver for the MR's life, made effective by a REG_MR work request).
@@ -289,9 +291,9 @@ struct ib_mr *vrdma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 		return ERR_PTR(err);
 	if (le32_to_cpu(resp.lkey) != ibmr->lkey ||
 	    le32_to_cpu(resp.rkey) != ibmr->rkey)
-		dev_warn_ratelimited(&dev->ib.dev,
-				     "MR %u: device changed its keys on replace\n",
-				     mr->handle);
+		ibdev_warn_ratelimited(&dev->ib,
+				       "MR %u: device changed its keys on replace\n",
+				       mr->handle);
 	ib_umem_release(mr->umem);
 	mr->umem = umem;
 	mr->access = access;

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma queue pairs: creation with driver-allocated SQ/RQ rings,
  * state transitions, query and destruction.
  */
@@ -157,8 +159,8 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			.qp_handle = resp.qp_handle,
 		};
 
-		dev_err(&dev->ib.dev, "device returned QP handle %u twice\n",
-			qp->handle);
+		ibdev_err(&dev->ib, "device returned QP handle %u twice\n",
+			  qp->handle);
 		if (vrdma_cmd(dev, VIRTIO_RDMA_CMD_DESTROY_QP, &dreq,
 			      sizeof(dreq), NULL, 0)) {
 			vrdma_orphan_ring(dev, &qp->sq);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* Copyright (c) 2026 The virtio-rdma authors */
 /* virtio-rdma hardware counters ("rdma statistic show link DEV/1"). */
 
 #include "vrdma.h"

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma user-space verbs: the udata ABI of
  * include/uapi/rdma/virtio_rdma-abi.h and the mapping of CQ, SQ and RQ rings
  * into the process that owns them.

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * virtio-rdma work requests: kernel post_send and post_recv write WQEs into
  * the SQ/RQ rings, publish prod and ring a doorbell only when the device's
  * event index asks for one (spec: "Doorbells and notification suppression").

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * Standalone build only: the part of rdma-core's private provider header
  * <infiniband/driver.h> (libibverbs 44.0, IBVERBS_PRIVATE_34) that this
  * provider uses, because Debian does not ship that header.  Inside an
@@ -266,6 +268,10 @@ void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
 				    uint32_t driver_id);
 
 /* The upstream macros over them, with the same arguments. */
+#define VERBS_DRIVER_ID(_id)						\
+	{								\
+		.u.driver_id = (_id), .kind = VERBS_MATCH_DRIVER_ID,	\
+	}
 #define VERBS_NAME_MATCH(_name_prefix, _data)				\
 	{								\
 		.driver_data = (_data),					\

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * The RoCEv2 packet layer of vdpa_rdma (drivers/vdpa/vdpa_rdma/roce*):
  * header layouts, the opcode table and sequence rules, build/parse, the
  * ICRC and PSN arithmetic.  The device must be byte-compatible with
@@ -22,8 +24,8 @@
 #include <linux/udp.h>
 #include <net/ip.h>
 
-#include "../drivers/vdpa/vdpa_rdma/roce.h"
-#include "../drivers/vdpa/vdpa_rdma/roce_psn.h"
+#include "roce.h"
+#include "roce_psn.h"
 #include "vdpa_rdma_rxe_vectors.h"
 
 #define RC(op)	ROCE_RC(op)

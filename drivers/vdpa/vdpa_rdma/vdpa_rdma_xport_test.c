@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * KUnit: the RC reliability decisions of the vdpa_rdma transport
  * (drivers/vdpa/vdpa_rdma/roce_rel.c) and the PSN window arithmetic they
  * rest on, including windows that straddle the 2^24 wrap.
@@ -8,10 +10,10 @@
 #include <linux/module.h>
 #include <linux/virtio_rdma.h>
 
-#include "../drivers/vdpa/vdpa_rdma/roce_hdr.h"
-#include "../drivers/vdpa/vdpa_rdma/roce_psn.h"
-#include "../drivers/vdpa/vdpa_rdma/roce_rel.h"
-#include "../drivers/vdpa/vdpa_rdma/vdr_xport.h"
+#include "roce_hdr.h"
+#include "roce_psn.h"
+#include "roce_rel.h"
+#include "vdr_xport.h"
 
 #define PSN_MAX		ROCE_PSN_MASK		/* 0xffffff */
 #define HALF		ROCE_PSN_WINDOW		/* 2^23 */

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * KUnit suite virtio_rdma_verbs: drives a registered virtio_rdma ib_device
  * (virtio_rdma0) through the kernel verbs API.  Create/destroy loops check
  * that the driver and the device neither leak nor lose objects (restrack

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * The emulated device's QP state machine (drivers/vdpa/vdpa_rdma/vdr_qp_state.c)
  * must accept exactly what ib_core's ib_modify_qp_is_ok() accepts: a
  * transition ib_core allows but the device refuses breaks consumers, and
@@ -19,7 +21,7 @@
 #include <linux/virtio_rdma.h>
 #include <rdma/ib_verbs.h>
 
-#include "../drivers/vdpa/vdpa_rdma/vdr_qp_state.h"
+#include "vdr_qp_state.h"
 
 #define NR_STATES	(VIRTIO_RDMA_QPS_ERR + 1)
 #define RANDOM_MASKS	256

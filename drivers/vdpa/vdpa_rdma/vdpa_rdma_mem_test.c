@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * The device's data memory access (drivers/vdpa/vdpa_rdma/vdr_mem.c): the key
  * checks in the order the spec gives them, I/O virtual address translation
  * through page-list MRs (pages deliberately out of order, accesses crossing
@@ -14,8 +16,8 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
-#include "../drivers/vdpa/vdpa_rdma/vdpa_rdma.h"
-#include "../drivers/vdpa/vdpa_rdma/vdr_xport.h"
+#include "vdpa_rdma.h"
+#include "vdr_xport.h"
 
 #define IOVA		0x10800ULL	/* 2 KiB into its first 4 KiB page */
 #define MR_LEN		4096ULL

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * RoCEv2 packets sent by rdma_rxe (Linux 6.12) on a veth, captured and decoded by
  * tools/capture-rxe-vectors, which generated this file: rerun it, do not edit.
  * Each vector is a whole IP packet, IP header to ICRC, with the field values the

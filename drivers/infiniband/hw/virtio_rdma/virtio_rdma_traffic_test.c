@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * KUnit suite virtio_rdma_traffic: RoCEv2 traffic between two QPs of a
  * virtio_rdma ib_device (default virtio_rdma0) through the kernel verbs
  * API.  The packets leave through the device's netdev (lo in the scenario

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
  * Pins the virtio-rdma device ABI: every struct size, field offset and
  * field size, and every constant whose value the specification fixes
  * (Documentation/virtio-rdma-spec.rst). A failure here means the header
