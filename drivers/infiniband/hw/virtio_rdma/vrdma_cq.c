@@ -237,8 +237,7 @@ int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	prod = le32_to_cpu(virt_load_acquire(&ctl->prod));
 	if (unlikely(!virtio_rdma_ring_valid(prod, ring->head, ring->depth))) {
 		ibdev_warn_ratelimited(&dev->ib,
-				       "CQ %u: device index %u out of range
-",
+				       "CQ %u: device index %u out of range\n",
 				       cq->handle, prod);
 		prod = ring->head;
 	}
