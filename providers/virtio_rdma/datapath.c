@@ -116,7 +116,7 @@ static uint32_t vru_cq_prod(struct vru_cq *cq)
 
 int vru_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 {
-	struct vru_cq *cq = to_vcq(ibcq);
+	struct vru_cq *cq = to_vru_cq(ibcq);
 	struct vru_uring *r = &cq->ring;
 	uint32_t prod, start;
 	int n = 0;
@@ -167,7 +167,7 @@ void vru_cq_clean(struct vru_cq *cq, uint32_t qpn)
 
 int vru_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 {
-	struct vru_cq *cq = to_vcq(ibcq);
+	struct vru_cq *cq = to_vru_cq(ibcq);
 	uint32_t arm;
 
 	pthread_spin_lock(&cq->lock);
@@ -202,7 +202,7 @@ static int vru_cq_load(struct vru_cq *cq, struct ibv_cq_ex *ibcq)
 static int vru_start_poll(struct ibv_cq_ex *ibcq,
 			  struct ibv_poll_cq_attr *attr)
 {
-	struct vru_cq *cq = cqex_to_vcq(ibcq);
+	struct vru_cq *cq = cqex_to_vru_cq(ibcq);
 
 	if (attr->comp_mask)
 		return EINVAL;
@@ -217,7 +217,7 @@ static int vru_start_poll(struct ibv_cq_ex *ibcq,
 
 static int vru_next_poll(struct ibv_cq_ex *ibcq)
 {
-	struct vru_cq *cq = cqex_to_vcq(ibcq);
+	struct vru_cq *cq = cqex_to_vru_cq(ibcq);
 
 	/*
 	 * Only a CQE handed out is consumed: after an ENOENT the caller may
@@ -230,7 +230,7 @@ static int vru_next_poll(struct ibv_cq_ex *ibcq)
 
 static void vru_end_poll(struct ibv_cq_ex *ibcq)
 {
-	struct vru_cq *cq = cqex_to_vcq(ibcq);
+	struct vru_cq *cq = cqex_to_vru_cq(ibcq);
 
 	if (cq->cur)
 		cq->ring.head++;
@@ -242,22 +242,22 @@ static void vru_end_poll(struct ibv_cq_ex *ibcq)
 
 static enum ibv_wc_opcode vru_read_opcode(struct ibv_cq_ex *ibcq)
 {
-	return vru_wc_opcode(cqex_to_vcq(ibcq)->cur->opcode);
+	return vru_wc_opcode(cqex_to_vru_cq(ibcq)->cur->opcode);
 }
 
 static uint32_t vru_read_vendor_err(struct ibv_cq_ex *ibcq)
 {
-	return le32toh(cqex_to_vcq(ibcq)->cur->vendor_err);
+	return le32toh(cqex_to_vru_cq(ibcq)->cur->vendor_err);
 }
 
 static uint32_t vru_read_byte_len(struct ibv_cq_ex *ibcq)
 {
-	return le32toh(cqex_to_vcq(ibcq)->cur->byte_len);
+	return le32toh(cqex_to_vru_cq(ibcq)->cur->byte_len);
 }
 
 static __be32 vru_read_imm_data(struct ibv_cq_ex *ibcq)
 {
-	const struct virtio_rdma_cqe *cqe = cqex_to_vcq(ibcq)->cur;
+	const struct virtio_rdma_cqe *cqe = cqex_to_vru_cq(ibcq)->cur;
 
 	if (cqe->flags & VIRTIO_RDMA_WC_F_WITH_INV)
 		return htobe32(le32toh(cqe->ex.invalidated_rkey));
@@ -266,17 +266,17 @@ static __be32 vru_read_imm_data(struct ibv_cq_ex *ibcq)
 
 static uint32_t vru_read_qp_num(struct ibv_cq_ex *ibcq)
 {
-	return le32toh(cqex_to_vcq(ibcq)->cur->qp_handle);
+	return le32toh(cqex_to_vru_cq(ibcq)->cur->qp_handle);
 }
 
 static uint32_t vru_read_src_qp(struct ibv_cq_ex *ibcq)
 {
-	return le32toh(cqex_to_vcq(ibcq)->cur->src_qp) & VIRTIO_RDMA_QPN_MASK;
+	return le32toh(cqex_to_vru_cq(ibcq)->cur->src_qp) & VIRTIO_RDMA_QPN_MASK;
 }
 
 static unsigned int vru_read_wc_flags(struct ibv_cq_ex *ibcq)
 {
-	return vru_wc_flags(cqex_to_vcq(ibcq)->cur);
+	return vru_wc_flags(cqex_to_vru_cq(ibcq)->cur);
 }
 
 static uint32_t vru_read_slid(struct ibv_cq_ex *ibcq)
@@ -450,7 +450,7 @@ static int vru_build_send(struct vru_qp *qp, struct ibv_send_wr *wr,
 		if (vru_is_ud(qp)) {
 			if (!wr->wr.ud.ah)
 				return EINVAL;
-			wqe->wr.ud.av = to_vah(wr->wr.ud.ah)->av;
+			wqe->wr.ud.av = to_vru_ah(wr->wr.ud.ah)->av;
 			wqe->wr.ud.remote_qpn = htole32(wr->wr.ud.remote_qpn);
 			wqe->wr.ud.remote_qkey =
 				htole32(wr->wr.ud.remote_qkey);
@@ -496,7 +496,7 @@ static int vru_build_send(struct vru_qp *qp, struct ibv_send_wr *wr,
 int vru_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr)
 {
-	struct vru_qp *qp = to_vqp(ibqp);
+	struct vru_qp *qp = to_vru_qp(ibqp);
 	struct vru_uring *r = &qp->sq;
 	bool doorbell = false;
 	int err = 0;
@@ -531,7 +531,7 @@ int vru_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 int vru_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr)
 {
-	struct vru_qp *qp = to_vqp(ibqp);
+	struct vru_qp *qp = to_vru_qp(ibqp);
 	struct vru_uring *r = &qp->rq;
 	struct virtio_rdma_rq_wqe *wqe;
 	bool doorbell = false;
@@ -575,7 +575,7 @@ int vru_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 static struct virtio_rdma_sq_wqe *vru_wr_next(struct ibv_qp_ex *ibqp,
 					      uint8_t opcode)
 {
-	struct vru_qp *qp = qpex_to_vqp(ibqp);
+	struct vru_qp *qp = qpex_to_vru_qp(ibqp);
 	struct virtio_rdma_sq_wqe *wqe;
 
 	qp->wr_cur = NULL;
@@ -693,11 +693,11 @@ static void vru_wr_local_inv(struct ibv_qp_ex *ibqp, uint32_t rkey)
 static void vru_wr_set_ud_addr(struct ibv_qp_ex *ibqp, struct ibv_ah *ah,
 			       uint32_t remote_qpn, uint32_t remote_qkey)
 {
-	struct virtio_rdma_sq_wqe *wqe = qpex_to_vqp(ibqp)->wr_cur;
+	struct virtio_rdma_sq_wqe *wqe = qpex_to_vru_qp(ibqp)->wr_cur;
 
 	if (!wqe)
 		return;
-	wqe->wr.ud.av = to_vah(ah)->av;
+	wqe->wr.ud.av = to_vru_ah(ah)->av;
 	wqe->wr.ud.remote_qpn = htole32(remote_qpn);
 	wqe->wr.ud.remote_qkey = htole32(remote_qkey);
 }
@@ -705,7 +705,7 @@ static void vru_wr_set_ud_addr(struct ibv_qp_ex *ibqp, struct ibv_ah *ah,
 static void vru_wr_set_sge_list(struct ibv_qp_ex *ibqp, size_t num,
 				const struct ibv_sge *sg)
 {
-	struct vru_qp *qp = qpex_to_vqp(ibqp);
+	struct vru_qp *qp = qpex_to_vru_qp(ibqp);
 	struct virtio_rdma_sq_wqe *wqe = qp->wr_cur;
 
 	if (!wqe)
@@ -729,7 +729,7 @@ static void vru_wr_set_sge(struct ibv_qp_ex *ibqp, uint32_t lkey,
 static void vru_wr_set_inline_data_list(struct ibv_qp_ex *ibqp, size_t num,
 					const struct ibv_data_buf *buf)
 {
-	struct vru_qp *qp = qpex_to_vqp(ibqp);
+	struct vru_qp *qp = qpex_to_vru_qp(ibqp);
 	struct virtio_rdma_sq_wqe *wqe = qp->wr_cur;
 	uint8_t *dst;
 	size_t total = 0, i;
@@ -763,7 +763,7 @@ static void vru_wr_set_inline_data(struct ibv_qp_ex *ibqp, void *addr,
 
 static void vru_wr_start(struct ibv_qp_ex *ibqp)
 {
-	struct vru_qp *qp = qpex_to_vqp(ibqp);
+	struct vru_qp *qp = qpex_to_vru_qp(ibqp);
 
 	pthread_spin_lock(&qp->sq_lock);
 	qp->wr_old = qp->sq.head;
@@ -773,7 +773,7 @@ static void vru_wr_start(struct ibv_qp_ex *ibqp)
 
 static int vru_wr_complete(struct ibv_qp_ex *ibqp)
 {
-	struct vru_qp *qp = qpex_to_vqp(ibqp);
+	struct vru_qp *qp = qpex_to_vru_qp(ibqp);
 	bool doorbell = false;
 	int err = qp->wr_err;
 
@@ -790,7 +790,7 @@ static int vru_wr_complete(struct ibv_qp_ex *ibqp)
 
 static void vru_wr_abort(struct ibv_qp_ex *ibqp)
 {
-	struct vru_qp *qp = qpex_to_vqp(ibqp);
+	struct vru_qp *qp = qpex_to_vru_qp(ibqp);
 
 	qp->sq.head = qp->wr_old;
 	qp->wr_cur = NULL;

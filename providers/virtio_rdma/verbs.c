@@ -137,11 +137,11 @@ vru_alloc_parent_domain(struct ibv_context *context,
 		return NULL;
 	}
 	if (!attr->pd || attr->pd->context != context ||
-	    to_vpd(attr->pd)->protection) {
+	    to_vru_pd(attr->pd)->protection) {
 		errno = EINVAL;
 		return NULL;
 	}
-	prot = to_vpd(attr->pd);
+	prot = to_vru_pd(attr->pd);
 	pd = calloc(1, sizeof(*pd));
 	if (!pd)
 		return NULL;
@@ -156,7 +156,7 @@ vru_alloc_parent_domain(struct ibv_context *context,
 
 static int vru_dealloc_pd(struct ibv_pd *ibpd)
 {
-	struct vru_pd *pd = to_vpd(ibpd);
+	struct vru_pd *pd = to_vru_pd(ibpd);
 	int err;
 
 	if (pd->protection) {
@@ -191,7 +191,7 @@ static struct ibv_pd *vru_import_pd(struct ibv_context *context,
 
 static void vru_unimport_pd(struct ibv_pd *pd)
 {
-	free(to_vpd(pd));
+	free(to_vru_pd(pd));
 }
 
 static struct ibv_mr *vru_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
@@ -386,7 +386,7 @@ err_free:
 
 static int vru_destroy_cq(struct ibv_cq *ibcq)
 {
-	struct vru_cq *cq = to_vcq(ibcq);
+	struct vru_cq *cq = to_vru_cq(ibcq);
 	int err;
 
 	err = ibv_cmd_destroy_cq(ibcq);
@@ -498,9 +498,9 @@ static struct ibv_qp *vru_create_qp(struct ibv_pd *pd,
 
 static void vru_qp_clean_cqs(struct ibv_qp *qp)
 {
-	vru_cq_clean(to_vcq(qp->send_cq), qp->qp_num);
+	vru_cq_clean(to_vru_cq(qp->send_cq), qp->qp_num);
 	if (qp->recv_cq && qp->recv_cq != qp->send_cq)
-		vru_cq_clean(to_vcq(qp->recv_cq), qp->qp_num);
+		vru_cq_clean(to_vru_cq(qp->recv_cq), qp->qp_num);
 }
 
 static int vru_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
@@ -525,7 +525,7 @@ static int vru_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 
 static int vru_destroy_qp(struct ibv_qp *ibqp)
 {
-	struct vru_qp *qp = to_vqp(ibqp);
+	struct vru_qp *qp = to_vru_qp(ibqp);
 	int err;
 
 	err = ibv_cmd_destroy_qp(ibqp);
@@ -599,7 +599,7 @@ static struct ibv_ah *vru_create_ah(struct ibv_pd *pd,
 
 static int vru_destroy_ah(struct ibv_ah *ah)
 {
-	free(to_vah(ah));
+	free(to_vru_ah(ah));
 	return 0;
 }
 
@@ -770,7 +770,7 @@ int virtio_rdmadv_init_obj(struct virtio_rdmadv_obj *obj, uint64_t obj_type)
 	     !vru_is_ours(obj->cq.in->context)))
 		return EOPNOTSUPP;
 	if (obj_type & VIRTIO_RDMADV_OBJ_QP) {
-		struct vru_qp *qp = to_vqp(obj->qp.in);
+		struct vru_qp *qp = to_vru_qp(obj->qp.in);
 
 		obj->qp.out->comp_mask = 0;
 		vru_dv_ring(&obj->qp.out->sq, &qp->sq);
@@ -778,14 +778,14 @@ int virtio_rdmadv_init_obj(struct virtio_rdmadv_obj *obj, uint64_t obj_type)
 	}
 	if (obj_type & VIRTIO_RDMADV_OBJ_CQ) {
 		obj->cq.out->comp_mask = 0;
-		vru_dv_ring(&obj->cq.out->ring, &to_vcq(obj->cq.in)->ring);
+		vru_dv_ring(&obj->cq.out->ring, &to_vru_cq(obj->cq.in)->ring);
 	}
 	return 0;
 }
 
 int virtio_rdmadv_ring_doorbell(struct ibv_qp *ibqp, enum virtio_rdmadv_queue q)
 {
-	struct vru_qp *qp = to_vqp(ibqp);
+	struct vru_qp *qp = to_vru_qp(ibqp);
 
 	if (!vru_is_ours(ibqp->context))
 		return EOPNOTSUPP;

@@ -83,32 +83,32 @@ static inline struct vru_context *to_vctx(struct ibv_context *c)
 	return container_of(c, struct vru_context, vctx.context);
 }
 
-static inline struct vru_pd *to_vpd(struct ibv_pd *pd)
+static inline struct vru_pd *to_vru_pd(struct ibv_pd *pd)
 {
 	return container_of(pd, struct vru_pd, ibpd);
 }
 
-static inline struct vru_cq *to_vcq(struct ibv_cq *cq)
+static inline struct vru_cq *to_vru_cq(struct ibv_cq *cq)
 {
 	return container_of(cq, struct vru_cq, vcq.cq);
 }
 
-static inline struct vru_cq *cqex_to_vcq(struct ibv_cq_ex *cq)
+static inline struct vru_cq *cqex_to_vru_cq(struct ibv_cq_ex *cq)
 {
 	return container_of(cq, struct vru_cq, vcq.cq_ex);
 }
 
-static inline struct vru_qp *to_vqp(struct ibv_qp *qp)
+static inline struct vru_qp *to_vru_qp(struct ibv_qp *qp)
 {
 	return container_of(qp, struct vru_qp, vqp.qp);
 }
 
-static inline struct vru_qp *qpex_to_vqp(struct ibv_qp_ex *qp)
+static inline struct vru_qp *qpex_to_vru_qp(struct ibv_qp_ex *qp)
 {
 	return container_of(qp, struct vru_qp, vqp.qp_ex);
 }
 
-static inline struct vru_ah *to_vah(struct ibv_ah *ah)
+static inline struct vru_ah *to_vru_ah(struct ibv_ah *ah)
 {
 	return container_of(ah, struct vru_ah, ibah);
 }
