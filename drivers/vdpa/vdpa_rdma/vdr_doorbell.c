@@ -6,10 +6,12 @@
  *
  * A doorbell only says "look at this ring again"; records of unknown type
  * or naming unknown QPs are ignored (spec "Doorbell queues").  Runs in
- * dev->db_work without dev->lock: QPs are looked up under RCU and only
- * scheduled, so a command never delays a doorbell and the reverse.
+ * dev->db_work without dev->lock: QPs are looked up under RCU and run or
+ * scheduled (vdr_xqp_doorbell()), so a command never delays a doorbell and
+ * the reverse.
  */
 #include "vdpa_rdma.h"
+#include "vdr_xport.h"
 
 #define VDR_DOORBELL_BUDGET	64
 
@@ -50,11 +52,12 @@ bool vdr_doorbells_process(struct vdr_dev *dev, u16 qidx)
 				continue;
 			rcu_read_lock();
 			qp = xa_load(&dev->qps, le32_to_cpu(db.handle));
-			if (qp) {
-				vdr_stat_inc(dev, VIRTIO_RDMA_STAT_DOORBELLS);
-				vdr_qp_doorbell(dev, qp, type);
+			if (!qp) {
+				rcu_read_unlock();
+				continue;
 			}
-			rcu_read_unlock();
+			vdr_stat_inc(dev, VIRTIO_RDMA_STAT_DOORBELLS);
+			vdr_xqp_doorbell(qp, type);
 		}
 		vdr_vq_complete(vq, 0);
 	}

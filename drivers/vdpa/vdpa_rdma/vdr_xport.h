@@ -216,6 +216,7 @@ int vdr_xqp_prepare(struct vdr_qp *qp, u8 next, u32 max_dest_rd_atomic);
 void vdr_xqp_schedule(struct vdr_xqp *x);
 bool vdr_xqp_rx_enqueue(struct vdr_xqp *x, struct sk_buff *skb, u32 limit);
 void vdr_xqp_kick(struct vdr_dev *dev, struct vdr_qp *qp);
+void vdr_xqp_doorbell(struct vdr_qp *qp, u32 type) __releases(RCU);
 void vdr_xqp_kill(struct vdr_qp *qp);
 void vdr_xqp_fatal(struct vdr_dev *dev, struct vdr_qp *qp, int ev);
 int vdr_xqp_send(struct vdr_dev *dev, struct vdr_qp *qp,

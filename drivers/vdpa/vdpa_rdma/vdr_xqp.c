@@ -400,17 +400,56 @@ static bool vdr_xqp_run(struct vdr_dev *dev, struct vdr_qp *qp)
 	return more;
 }
 
-static void vdr_xqp_work(struct work_struct *work)
+/* One run of a QP whose lock the caller took; the lock is released. */
+static void vdr_xqp_run_unlock(struct vdr_xqp *x)
 {
-	struct vdr_xqp *x = container_of(work, struct vdr_xqp, work);
 	struct vdr_qp *qp = x->qp;
 	bool more = false;
 
-	mutex_lock(&qp->lock);
 	if (!x->dead)
 		more = vdr_xqp_run(x->dev, qp);
 	mutex_unlock(&qp->lock);
 	/* Behind the QPs that queued meanwhile: one budget per turn. */
 	if (more)
 		vdr_xqp_schedule(x);
+}
+
+static void vdr_xqp_work(struct work_struct *work)
+{
+	struct vdr_xqp *x = container_of(work, struct vdr_xqp, work);
+
+	mutex_lock(&x->qp->lock);
+	vdr_xqp_run_unlock(x);
+}
+
+/**
+ * vdr_xqp_doorbell - a doorbell for a QP found under RCU
+ * @qp: the QP; the caller holds rcu_read_lock(), which this releases
+ * @type: VIRTIO_RDMA_DOORBELL_SQ or _RQ
+ *
+ * A doorbell comes when the QP went idle and asked for one: run the QP
+ * right here in db_work when nothing else runs it, which saves a
+ * scheduling hop on the latency path; otherwise schedule its work.  The
+ * QP's lock, taken before RCU is released, keeps it alive
+ * (vdr_xqp_kill() takes it too).
+ */
+void vdr_xqp_doorbell(struct vdr_qp *qp, u32 type)
+	__releases(RCU)
+{
+	/* Pairs with the release in vdr_xqp_create(). */
+	struct vdr_xqp *x = smp_load_acquire(&qp->xqp);
+
+	if (!x) {
+		rcu_read_unlock();
+		return;
+	}
+	set_bit(type == VIRTIO_RDMA_DOORBELL_SQ ? VDR_XQP_EV_SQ_DB :
+		VDR_XQP_EV_RQ_DB, &x->events);
+	if (!mutex_trylock(&qp->lock)) {
+		vdr_xqp_schedule(x);
+		rcu_read_unlock();
+		return;
+	}
+	rcu_read_unlock();
+	vdr_xqp_run_unlock(x);
 }
