@@ -82,8 +82,11 @@
 #define VDR_LOCAL_CA_ACK_DELAY	15
 #define VDR_GID_TBL_LEN		64
 
-#define VDR_QPN_MAX			((1U << 24) - 1)
-#define VDR_MR_INDEX_MAX		((1U << 24) - 1)
+/*
+ * Every handle fits 24 bits: QPNs by the BTH, MR indexes by the key (index
+ * above the key byte), CQ and PD handles alike for one spelling.
+ */
+#define VDR_HANDLE_MAX			VIRTIO_RDMA_QPN_MASK
 
 #define VDR_ACCESS_ALL	(VIRTIO_RDMA_ACCESS_LOCAL_WRITE | \
 			 VIRTIO_RDMA_ACCESS_REMOTE_WRITE | \
@@ -312,6 +315,24 @@ static inline void vdr_stat_inc(struct vdr_dev *dev, unsigned int idx)
 static inline bool vdr_has_feature(struct vdr_dev *dev, unsigned int bit)
 {
 	return dev->features & BIT_ULL(bit);
+}
+
+static inline bool vdr_qp_is_ud(const struct vdr_qp *qp)
+{
+	return virtio_rdma_qpt_is_ud(qp->type);
+}
+
+/* A command's status for an errno of a mapping or allocation step. */
+static inline int vdr_errno_status(int err)
+{
+	switch (err) {
+	case -EFAULT:
+		return VIRTIO_RDMA_STATUS_FAULT;
+	case -EINVAL:
+		return VIRTIO_RDMA_STATUS_INVAL;
+	default:
+		return VIRTIO_RDMA_STATUS_NOMEM;
+	}
 }
 
 /* vdr_vq.c */

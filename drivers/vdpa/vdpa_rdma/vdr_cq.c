@@ -13,20 +13,7 @@
 
 #include "vdpa_rdma.h"
 
-#define VDR_CQ_HANDLE_MAX	((1U << 24) - 1)
 #define VDR_CQE_SIZE		sizeof(struct virtio_rdma_cqe)
-
-static int vdr_errno_status(int err)
-{
-	switch (err) {
-	case -EFAULT:
-		return VIRTIO_RDMA_STATUS_FAULT;
-	case -EINVAL:
-		return VIRTIO_RDMA_STATUS_INVAL;
-	default:
-		return VIRTIO_RDMA_STATUS_NOMEM;
-	}
-}
 
 int vdr_cmd_create_cq(struct vdr_dev *dev)
 {
@@ -60,7 +47,7 @@ int vdr_cmd_create_cq(struct vdr_dev *dev)
 		return vdr_errno_status(ret);
 	}
 	ret = xa_alloc_cyclic(&dev->cqs, &handle, cq,
-			      XA_LIMIT(1, VDR_CQ_HANDLE_MAX), &dev->cq_next,
+			      XA_LIMIT(1, VDR_HANDLE_MAX), &dev->cq_next,
 			      GFP_KERNEL);
 	if (ret < 0) {
 		vdr_ring_unmap(&cq->ring);

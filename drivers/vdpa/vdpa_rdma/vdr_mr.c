@@ -52,7 +52,7 @@ static struct vdr_mr *vdr_mr_alloc(struct vdr_dev *dev, u32 pd_handle,
 	spin_lock_init(&mr->lock);
 	/* Reserve the index now; the MR becomes visible once filled in. */
 	ret = xa_alloc_cyclic(&dev->mrs, &index, NULL,
-			      XA_LIMIT(1, VDR_MR_INDEX_MAX), &dev->mr_next,
+			      XA_LIMIT(1, VDR_HANDLE_MAX), &dev->mr_next,
 			      GFP_KERNEL);
 	if (ret < 0) {
 		kfree(mr);

@@ -5,7 +5,6 @@
 
 #include "vdpa_rdma.h"
 
-#define VDR_PD_HANDLE_MAX	((1U << 24) - 1)
 
 int vdr_cmd_create_pd(struct vdr_dev *dev)
 {
@@ -19,7 +18,7 @@ int vdr_cmd_create_pd(struct vdr_dev *dev)
 	if (!pd)
 		return VIRTIO_RDMA_STATUS_NOMEM;
 	ret = xa_alloc_cyclic(&dev->pds, &handle, pd,
-			      XA_LIMIT(1, VDR_PD_HANDLE_MAX), &dev->pd_next,
+			      XA_LIMIT(1, VDR_HANDLE_MAX), &dev->pd_next,
 			      GFP_KERNEL);
 	if (ret < 0) {
 		kfree(pd);

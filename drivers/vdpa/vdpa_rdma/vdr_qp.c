@@ -67,15 +67,6 @@ static u8 vdr_sq_opcode(const void *wqe)
 	return READ_ONCE(((const struct virtio_rdma_sq_wqe *)wqe)->opcode);
 }
 
-static int vdr_ring_status(int err)
-{
-	if (err == -EFAULT)
-		return VIRTIO_RDMA_STATUS_FAULT;
-	if (err == -EINVAL)
-		return VIRTIO_RDMA_STATUS_INVAL;
-	return VIRTIO_RDMA_STATUS_NOMEM;
-}
-
 /* Geometry of one work queue as CREATE_QP describes it. */
 static int vdr_check_wq(u32 depth, u32 stride, u64 addr, u64 size)
 {
@@ -194,7 +185,7 @@ int vdr_cmd_create_qp(struct vdr_dev *dev)
 				   le64_to_cpu(req->rq_ring_addr), rq_depth,
 				   VDR_RQ_HDR << req->rq_wqe_shift);
 	if (ret) {
-		status = vdr_ring_status(ret);
+		status = vdr_errno_status(ret);
 		goto err_rings;
 	}
 
@@ -203,7 +194,7 @@ int vdr_cmd_create_qp(struct vdr_dev *dev)
 		ret = xa_insert(&dev->qps, qpn, qp, GFP_KERNEL);
 	} else {
 		ret = xa_alloc_cyclic(&dev->qps, &qpn, qp,
-				      XA_LIMIT(2, VDR_QPN_MAX), &dev->qp_next,
+				      XA_LIMIT(2, VDR_HANDLE_MAX), &dev->qp_next,
 				      GFP_KERNEL);
 	}
 	if (ret < 0) {

@@ -31,11 +31,6 @@ u32 vdr_req_npkts(u32 len, u32 mtu)
 }
 EXPORT_SYMBOL_IF_KUNIT(vdr_req_npkts);
 
-static bool vdr_is_ud(const struct vdr_qp *qp)
-{
-	return qp->type == VIRTIO_RDMA_QPT_UD || qp->type == VIRTIO_RDMA_QPT_GSI;
-}
-
 /* Opcode vs QP type (spec "Send queue WQE"), as the drivers check it. */
 static bool vdr_req_op_ok(const struct vdr_qp *qp, u8 op)
 {
@@ -122,7 +117,7 @@ static void vdr_req_check(struct vdr_dev *dev, struct vdr_qp *qp,
 	if ((op == VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP ||
 	     op == VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD) && w->len != 8)
 		return vdr_swqe_fail(dev, w, VIRTIO_RDMA_WC_LOC_LEN_ERR);
-	if (vdr_is_ud(qp) && w->len > x->mtu)
+	if (vdr_qp_is_ud(qp) && w->len > x->mtu)
 		return vdr_swqe_fail(dev, w, VIRTIO_RDMA_WC_LOC_LEN_ERR);
 	w->state = VDR_SWQE_SENDING;
 }
@@ -334,7 +329,7 @@ static bool vdr_req_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 	pkt.imm = w->wqe.ex.imm_data;
 	pkt.ieth_rkey = le32_to_cpu(w->wqe.ex.invalidate_rkey);
 	pkt.payload_len = n;
-	if (vdr_is_ud(qp)) {
+	if (vdr_qp_is_ud(qp)) {
 		av = &w->wqe.wr.ud.av;
 		pkt.dqpn = le32_to_cpu(w->wqe.wr.ud.remote_qpn) & ROCE_QPN_MASK;
 		qkey = le32_to_cpu(w->wqe.wr.ud.remote_qkey);
@@ -363,7 +358,7 @@ static bool vdr_req_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 		}
 	}
 	err = vdr_xqp_send(dev, qp, av, &pkt, skb);
-	if (err == -EINVAL && vdr_is_ud(qp)) {
+	if (err == -EINVAL && vdr_qp_is_ud(qp)) {
 		/* Bad address vector: a per-WQE error on UD. */
 		vdr_swqe_fail(dev, w, VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
 		w->soft_err = true;

@@ -22,11 +22,6 @@
 
 #define VDR_RQ_WQE_HDR	sizeof(struct virtio_rdma_rq_wqe)
 
-static bool vdr_resp_is_ud(const struct vdr_qp *qp)
-{
-	return qp->type == VIRTIO_RDMA_QPT_UD || qp->type == VIRTIO_RDMA_QPT_GSI;
-}
-
 /* An ACKNOWLEDGE (or NAK) for @psn. */
 static void vdr_resp_send_ack(struct vdr_dev *dev, struct vdr_qp *qp,
 			      u8 syndrome, u32 psn)
@@ -582,7 +577,7 @@ void vdr_resp_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 	    qp->state != VIRTIO_RDMA_QPS_RTS &&
 	    qp->state != VIRTIO_RDMA_QPS_SQD)
 		return;
-	if (vdr_resp_is_ud(qp)) {
+	if (vdr_qp_is_ud(qp)) {
 		vdr_resp_ud(dev, qp, skb, pkt);
 		return;
 	}

@@ -15,6 +15,7 @@
 #include <linux/virtio_rdma.h>
 
 #include "roce_rel.h"
+#include "vdpa_rdma.h"
 
 struct vdr_dev;
 struct vdr_pd;
@@ -42,8 +43,8 @@ enum vdr_swqe_state {
 struct vdr_swqe {
 	struct virtio_rdma_sq_wqe wqe;
 	union {
-		struct virtio_rdma_sge sge[16];
-		u8 inl[192];
+		struct virtio_rdma_sge sge[VDR_MAX_SGE];
+		u8 inl[VDR_MAX_INLINE];
 	};
 	u32 len;		/* message length */
 	u32 first_psn;
@@ -115,7 +116,7 @@ struct vdr_xqp {
 	u32 ack_psn;
 	bool rwqe_valid;
 	struct virtio_rdma_rq_wqe rwqe;
-	struct virtio_rdma_sge rsge[16];
+	struct virtio_rdma_sge rsge[VDR_MAX_SGE];
 	u32 recv_off;			/* SEND: bytes placed */
 	u64 write_va;			/* RDMA WRITE in progress */
 	u32 write_rkey;
