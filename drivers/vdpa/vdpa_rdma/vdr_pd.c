@@ -5,7 +5,6 @@
 
 #include "vdpa_rdma.h"
 
-
 int vdr_cmd_create_pd(struct vdr_dev *dev)
 {
 	struct vdr_pd *pd;
