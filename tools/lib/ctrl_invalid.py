@@ -221,6 +221,7 @@ def limits(s):
           f'max_cqe {d["max_cqe"]} max_mr {d["max_mr"]} max_pd {d["max_pd"]} '
           f'frpl {d["max_fast_reg_page_list_len"]} inline {d["max_inline_data"]} '
           f'wqe shifts {d["max_sq_wqe_shift"]}/{d["max_rq_wqe_shift"]} '
+          f'rd_atom {d["max_qp_rd_atom"]}/{d["max_qp_init_rd_atom"]} '
           f'gids {d["gid_tbl_len"]}')
     s.lim = d
     # A GID slot the driver leaves empty (it fills them from index 0).
@@ -550,7 +551,8 @@ def check_modify_qp(s):
         mqp(s, f'path_mtu {mtu}', INVAL, RTR_MASK, state=RTR, path_mtu=mtu)
     mqp(s, 'dest_qpn 2^24', INVAL, RTR_MASK, state=RTR, dest_qpn=1 << 24)
     mqp(s, 'rq_psn 2^24', INVAL, RTR_MASK, state=RTR, rq_psn=1 << 24)
-    mqp(s, 'max_dest_rd_atomic 17', INVAL, RTR_MASK, state=RTR, max_dest_rd_atomic=17)
+    n = s.lim['max_qp_rd_atom'] + 1
+    mqp(s, f'max_dest_rd_atomic {n}', INVAL, RTR_MASK, state=RTR, max_dest_rd_atomic=n)
     mqp(s, 'min_rnr_timer 32', INVAL, RTR_MASK, state=RTR, min_rnr_timer=32)
     n = s.lim['gid_tbl_len']
     mqp(s, f'AV sgid_index {n}', INVAL, RTR_MASK, state=RTR, addr=av(s.gid_idx, sgid_index=n))
@@ -564,7 +566,8 @@ def check_modify_qp(s):
     mqp(s, 'RTR->RTS retry_cnt 8', INVAL, RTS_MASK, state=RTS, retry_cnt=8)
     mqp(s, 'RTR->RTS rnr_retry 8', INVAL, RTS_MASK, state=RTS, rnr_retry=8)
     mqp(s, 'RTR->RTS sq_psn 2^24', INVAL, RTS_MASK, state=RTS, sq_psn=1 << 24)
-    mqp(s, 'RTR->RTS max_rd_atomic 17', INVAL, RTS_MASK, state=RTS, max_rd_atomic=17)
+    n = s.lim['max_qp_init_rd_atom'] + 1
+    mqp(s, f'RTR->RTS max_rd_atomic {n}', INVAL, RTS_MASK, state=RTS, max_rd_atomic=n)
     mqp(s, 'RTR->RTS without RETRY_CNT', INVAL, RTS_MASK & ~A['RETRY_CNT'], state=RTS)
     mqp(s, 'RTR->SQD', INVAL, A['STATE'], state=SQD)
     mqp(s, 'RTR->RTS', OK, RTS_MASK, state=RTS, sq_psn=0x123456)
