@@ -117,9 +117,9 @@ static struct ibv_pd *vru_alloc_pd(struct ibv_context *context)
 
 /*
  * The provider allocates no queue memory of its own (the kernel maps every
- * ring), so a parent domain's allocators have nothing to serve; it is the
- * protection domain plus the caller's pd_context.  Thread domains are not
- * supported.
+ * ring), so a parent domain's allocators, and the pd_context rdma-core
+ * passes to them, have nothing to serve: it is its protection domain.
+ * Thread domains are not supported.
  */
 static struct ibv_pd *
 vru_alloc_parent_domain(struct ibv_context *context,
@@ -148,8 +148,6 @@ vru_alloc_parent_domain(struct ibv_context *context,
 	pd->ibpd.context = context;
 	pd->ibpd.handle = prot->ibpd.handle;
 	pd->protection = prot;
-	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
-		pd->pd_context = attr->pd_context;
 	atomic_fetch_add(&prot->refcount, 1);
 	return &pd->ibpd;
 }

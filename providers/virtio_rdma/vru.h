@@ -36,7 +36,6 @@ struct vru_pd {
 	struct ibv_pd ibpd;
 	struct vru_pd *protection;
 	atomic_int refcount;		/* parent domains over this PD */
-	void *pd_context;
 };
 
 /* A ring mapped from the kernel: ring_ctl, then depth entries of 1 << shift. */

@@ -155,7 +155,6 @@ struct vdr_mr {
 	u64 iova;
 	u64 length;
 	u32 page_shift;
-	u32 npages;
 	u32 max_pages;		/* FAST */
 	u64 page_list_addr;	/* FAST: driver-owned page list */
 	u64 *pages;		/* USER, FAST: DMA addresses */
@@ -211,9 +210,9 @@ struct vdr_qp {
 	struct rcu_head rcu;
 };
 
+/* RoCEv2 GIDs only: ADD_GID refuses the other types. */
 struct vdr_gid {
 	bool valid;
-	u32 type;
 	u8 gid[16];
 };
 
@@ -245,7 +244,6 @@ struct vdr_dev {
 	netdevice_tracker netdev_tracker;
 	u8 mac[ETH_ALEN];
 	bool port_active;
-	bool fatal;
 
 	/* Pending events per eventq, in the order they became pending. */
 	spinlock_t ev_lock;

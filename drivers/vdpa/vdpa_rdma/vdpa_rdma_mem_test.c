@@ -68,7 +68,7 @@ static int env_init(struct kunit *test)
 					  VIRTIO_RDMA_ACCESS_REMOTE_WRITE |
 					  VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC,
 		.pd = &e->pd, .iova = IOVA, .length = MR_LEN,
-		.page_shift = PAGE_SHIFT, .npages = 2, .pages = e->pages,
+		.page_shift = PAGE_SHIFT, .pages = e->pages,
 	};
 	e->dma = (struct vdr_mr) {
 		.index = 2, .key = KEY(2, 0x22), .kind = VDR_MR_DMA,

@@ -20,7 +20,6 @@ int vdr_cmd_add_gid(struct vdr_dev *dev)
 	gid = &dev->gids[index];
 	spin_lock(&dev->gid_lock);
 	memcpy(gid->gid, req->gid, sizeof(gid->gid));
-	gid->type = type;
 	WRITE_ONCE(gid->valid, true);
 	spin_unlock(&dev->gid_lock);
 	return VIRTIO_RDMA_STATUS_OK;

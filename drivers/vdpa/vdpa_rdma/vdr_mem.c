@@ -406,7 +406,6 @@ static int vdr_mr_fast_reg_locked(struct vdr_dev *dev, struct vdr_mr *mr,
 	mr->iova = iova;
 	mr->length = length;
 	mr->page_shift = page_shift;
-	mr->npages = npages;
 	mr->valid = true;
 	return 0;
 }

@@ -286,7 +286,6 @@ int vdr_cmd_create_mr(struct vdr_dev *dev)
 	mr->iova = iova;
 	mr->length = length;
 	mr->page_shift = page_shift;
-	mr->npages = npages;
 	mr->pages = pages;
 	if (old) {
 		xa_store(&dev->mrs, mr->index, mr, GFP_KERNEL);

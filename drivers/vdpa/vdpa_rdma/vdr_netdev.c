@@ -164,7 +164,6 @@ static void vdr_port_gone(struct vdr_dev *dev, struct net_device *ndev)
 		dev->port_active = false;
 		vdr_event_raise(dev, &dev->port_err_ev, 0);
 	}
-	dev->fatal = true;
 	vdr_event_raise(dev, &dev->fatal_ev, 0);
 }
 

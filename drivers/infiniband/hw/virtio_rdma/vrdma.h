@@ -7,6 +7,29 @@
  * The device ABI is include/uapi/linux/virtio_rdma.h, specified by
  * Documentation/virtio-rdma-spec.rst.
  *
+ * Concurrency model
+ * -----------------
+ * The driver has no thread of its own: verbs run in their callers'
+ * contexts and the device's notifications arrive as virtqueue callbacks.
+ *
+ * - Control commands: added to and reaped from the controlq under
+ *   dev->ctrl_lock (irq-safe, never held while waiting); the caller sleeps
+ *   until the device answers, or the command times out and the device is
+ *   marked broken, keeping what the device may still use on
+ *   dev->orphans/orphan_rings until reset.
+ * - Data path: kernel QPs write WQEs into their rings under qp->sq_lock /
+ *   qp->rq_lock; a CQ's ring head and arm sequence are under cq->lock,
+ *   which destroy_qp also takes to fence pollers.  User QPs and CQs never
+ *   enter the kernel on the data path (the provider owns their rings).
+ * - Doorbells: any CPU, on the doorbellq picked by the CPU, under
+ *   dbq->lock (irq-safe: kernel ULPs post from any context).
+ * - Events: each eventq's callback under eventq->lock.
+ * - qp->modify_lock serialises modify_qp with the QP's own state cache;
+ *   dev->netdev_lock covers the bound netdev pointer.
+ *
+ * Lock order: qp->modify_lock -> dev->ctrl_lock; cq->lock, qp->sq_lock,
+ * qp->rq_lock and dbq->lock are innermost and never held across a command.
+ *
  * Logging: ibdev_*() where only a registered ib_device is involved (verbs,
  * CQ and QP events, doorbells); dev_*() on the virtio device for what also
  * runs during probe, before registration (control commands, the event
