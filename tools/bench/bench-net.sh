@@ -20,8 +20,8 @@
 # CM (non-empty when perftest connects through rdma_cm).  The caller defines fail().
 # shellcheck disable=SC2034 # the variables are the interface to the caller
 
-# shellcheck source-path=SCRIPTDIR source=../lib/rxe-peer.sh
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/rxe-peer.sh"
+# shellcheck source-path=SCRIPTDIR source=../lib/vrdma-pair.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/vrdma-pair.sh"
 
 SIW_A=bench-siw-a
 SIW_B=bench-siw-b
@@ -155,19 +155,6 @@ bench_use() { # virtio_rdma | rxe | rxe-loop | siw
 		SRV_ADDR="-R --source_ip 192.0.2.41" CLI_ADDR="-R --source_ip 192.0.2.42"
 		SRV_IP=192.0.2.41 ;;
 	esac
-}
-
-# Listening TCP port (perftest's out-of-band exchange) in the server's namespace.
-# By the clock, not by a count of tries like pair_wait_listen: on a loaded host one
-# try of ss can take a second, and a perftest server many seconds to start.
-bench_wait_listen() { # port [prefix...]
-	local port=$1 end=$((SECONDS + ${BENCH_LISTEN_S:-60}))
-	shift
-	while [ $SECONDS -lt $end ]; do
-		"$@" ss -Hltn "sport = :$port" | grep -q . && return 0
-		sleep 0.2
-	done
-	return 1
 }
 
 bench_net_teardown() {
