@@ -32,6 +32,26 @@ pair_setup() {
 	echo "devices: $ib_a (gid $gi_a) in $A, $ib_b (gid $gi_b) in $B"
 	ibv_devices | grep -q "$ib_a" || fail "libibverbs does not list $ib_a"
 }
+# The path the pair's RoCE packets took: with the same-host path on (the vDPA device's
+# sysfs same_host) none crosses the veth; on the wire each one does.  Counted from
+# pair_setup, which created both.
+pair_check_path() {
+	local mode sent veth
+	mode=$(sysfs_read "$SYSFS_VDPA/vrdma-pa/same_host") || fail "no same_host switch"
+	sent=$(ib_counter "$ib_a" sent_pkts) || fail "no sent_pkts counter"
+	veth=$(ip netns exec $A cat /sys/class/net/va/statistics/tx_packets)
+	[ "$sent" -gt 0 ] || fail "$ib_a sent no packet"
+	if [ "$mode" = 1 ]; then
+		# ARP and IPv6 neighbour discovery still cross it.
+		[ "$veth" -lt $((sent / 10 + 20)) ] ||
+			fail "same-host path on, yet va sent $veth packets for $sent RoCE packets"
+		echo "ok: same-host path: $sent RoCE packets, $veth on va"
+	else
+		[ "$veth" -ge "$sent" ] ||
+			fail "wire path, yet va sent only $veth packets for $sent RoCE packets"
+		echo "ok: wire path: $sent RoCE packets, $veth on va"
+	fi
+}
 pair_teardown() {
 	vdpa dev del vrdma-pa
 	vdpa dev del vrdma-pb

@@ -12,7 +12,11 @@
  * - dev->ctrl_work: the controlq and the eventqs.  It holds dev->lock,
  *   which also covers the vDPA config ops, the object tables (xarrays,
  *   counters), the GID table's writers and device reset.  Commands never
- *   wait behind traffic: nothing on the data path takes dev->lock.
+ *   wait behind traffic: nothing on the data path takes dev->lock.  Each
+ *   eventq also has its own vq->lock, so that a QP's work can write the
+ *   completion event it raised without waking ctrl_work (one scheduling
+ *   hop less per event); it only tries that lock and leaves the event to
+ *   ctrl_work when the eventq is busy.
  * - dev->db_work: the doorbellqs.  It only looks QPs up (RCU) and
  *   schedules them.
  * - xqp->work, one per QP: that QP's requester, responder and completer,
@@ -25,6 +29,7 @@
  * QP and schedules its work.
  *
  * Lock order: dev->lock -> qp->lock -> mr->lock -> iotlb_lock;
+ * dev->lock -> eventq vq->lock (a QP's work only trylocks it) -> ev_lock;
  * cq->lock, ev_lock and gid_lock are innermost.
  *
  * Lifetimes: QPs, CQs, PDs and MRs are published in the xarrays by
@@ -97,6 +102,12 @@ struct vdr_dev;
 struct vdr_xdev;
 
 struct vdr_vq {
+	/*
+	 * Eventqs: held while the vring is used, by ctrl_work, by a QP's work
+	 * that delivers a completion event itself (vdr_event_raise_now()) and
+	 * by the config ops and reset (inside dev->lock).
+	 */
+	struct mutex lock;
 	struct vringh vring;
 	struct vringh_kiov riov;
 	struct vringh_kiov wiov;
@@ -244,6 +255,7 @@ struct vdr_dev {
 	netdevice_tracker netdev_tracker;
 	u8 mac[ETH_ALEN];
 	bool port_active;
+	bool same_host;		/* vdr_net.c: the same-host path is on */
 
 	/* Pending events per eventq, in the order they became pending. */
 	spinlock_t ev_lock;
@@ -361,6 +373,7 @@ bool vdr_ctrl_process(struct vdr_dev *dev);
 /* vdr_event.c */
 void vdr_event_init(struct vdr_event *ev, u32 type, u32 handle, u16 eventq);
 void vdr_event_raise(struct vdr_dev *dev, struct vdr_event *ev, u32 data);
+void vdr_event_raise_now(struct vdr_dev *dev, struct vdr_event *ev, u32 data);
 
 /* vdr_debugfs.c */
 void vdr_debugfs_add(struct vdr_dev *dev);

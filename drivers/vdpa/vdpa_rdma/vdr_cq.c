@@ -97,30 +97,31 @@ void vdr_cqs_destroy(struct vdr_dev *dev)
 	dev->cq_next = 0;
 }
 
-/* Raises COMP if the driver armed the CQ for this kind of completion. */
-static void vdr_cq_check_arm(struct vdr_dev *dev, struct vdr_cq *cq,
-			     bool solicited, bool success)
+/*
+ * Disarms the CQ if the driver armed it for this kind of completion and
+ * returns true, with the arm word in @arm: then a COMP event is due.
+ */
+static bool vdr_cq_check_arm(struct vdr_cq *cq, bool solicited, bool success,
+			     u32 *arm)
 {
 	__le32 *notify = &cq->ring.ctl->notify;
 	__le32 cur, old;
-	u32 arm;
 
 	cur = READ_ONCE(*notify);
 	for (;;) {
-		arm = le32_to_cpu(cur);
-		if (!(arm & VIRTIO_RDMA_CQ_ARM_ARMED))
-			return;
-		if ((arm & VIRTIO_RDMA_CQ_ARM_SOLICITED) && !solicited &&
+		*arm = le32_to_cpu(cur);
+		if (!(*arm & VIRTIO_RDMA_CQ_ARM_ARMED))
+			return false;
+		if ((*arm & VIRTIO_RDMA_CQ_ARM_SOLICITED) && !solicited &&
 		    success)
-			return;
+			return false;
 		/* Never clear an arm word the driver rewrote meanwhile. */
 		old = cmpxchg(notify, cur,
-			      cpu_to_le32(arm & ~VIRTIO_RDMA_CQ_ARM_ARMED));
+			      cpu_to_le32(*arm & ~VIRTIO_RDMA_CQ_ARM_ARMED));
 		if (old == cur)
-			break;
+			return true;
 		cur = old;
 	}
-	vdr_event_raise(dev, &cq->comp_ev, arm & VIRTIO_RDMA_CQ_ARM_SN_MASK);
 }
 
 /**
@@ -130,6 +131,9 @@ static void vdr_cq_check_arm(struct vdr_dev *dev, struct vdr_cq *cq,
  * @cqe: the completion, already in ABI (little-endian) form
  * @solicited: the completion is for a received solicited message
  *
+ * Process context without spinlocks: the COMP event it raises may be
+ * written to the eventq on the spot (vdr_event_raise_now()).
+ *
  * Return: 0, or -ENOSPC when the CQ is (or just became) overflowed; the
  * caller then moves the QP to ERR.
  */
@@ -137,8 +141,9 @@ int vdr_cq_post(struct vdr_dev *dev, struct vdr_cq *cq,
 		const struct virtio_rdma_cqe *cqe, bool solicited)
 {
 	struct virtio_rdma_ring_ctl *ctl = cq->ring.ctl;
+	bool event = false;
 	unsigned long flags;
-	u32 cons, rflags;
+	u32 cons, rflags, arm;
 	int ret = 0;
 
 	spin_lock_irqsave(&cq->lock, flags);
@@ -165,9 +170,13 @@ int vdr_cq_post(struct vdr_dev *dev, struct vdr_cq *cq,
 	smp_store_release(&ctl->prod, cpu_to_le32(cq->prod));
 	/* Pairs with the driver's barrier between arming and reading prod. */
 	smp_mb();
-	vdr_cq_check_arm(dev, cq, solicited,
-			 cqe->status == VIRTIO_RDMA_WC_SUCCESS);
+	event = vdr_cq_check_arm(cq, solicited,
+				 cqe->status == VIRTIO_RDMA_WC_SUCCESS, &arm);
 out:
 	spin_unlock_irqrestore(&cq->lock, flags);
+	/* Outside cq->lock: the event may be written to the eventq here. */
+	if (event)
+		vdr_event_raise_now(dev, &cq->comp_ev,
+				    arm & VIRTIO_RDMA_CQ_ARM_SN_MASK);
 	return ret;
 }

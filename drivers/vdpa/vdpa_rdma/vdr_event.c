@@ -24,7 +24,8 @@ void vdr_event_init(struct vdr_event *ev, u32 type, u32 handle, u16 eventq)
 	ev->pending = false;
 }
 
-void vdr_event_raise(struct vdr_dev *dev, struct vdr_event *ev, u32 data)
+static void vdr_event_pend(struct vdr_dev *dev, struct vdr_event *ev,
+			   u32 data)
 {
 	unsigned long flags;
 
@@ -39,6 +40,12 @@ void vdr_event_raise(struct vdr_dev *dev, struct vdr_event *ev, u32 data)
 		list_move_tail(&ev->entry, &dev->ev_pending[ev->eventq]);
 	}
 	spin_unlock_irqrestore(&dev->ev_lock, flags);
+}
+
+/* From any context: ctrl_work writes the event. */
+void vdr_event_raise(struct vdr_dev *dev, struct vdr_event *ev, u32 data)
+{
+	vdr_event_pend(dev, ev, data);
 	vdr_ctrl_schedule(dev);
 }
 
@@ -72,7 +79,12 @@ void vdr_events_discard(struct vdr_dev *dev)
 	spin_unlock_irqrestore(&dev->ev_lock, flags);
 }
 
-static bool vdr_event_pop(struct vdr_dev *dev, u16 eventq,
+/*
+ * Takes the oldest pending event of @eventq into @rec.  Only ctrl_work
+ * (@ctrl) writes DEVICE_FATAL, which changes the device status under
+ * dev->lock; others leave it, and what follows it, to ctrl_work.
+ */
+static bool vdr_event_pop(struct vdr_dev *dev, u16 eventq, bool ctrl,
 			  struct virtio_rdma_event *rec)
 {
 	struct vdr_event *ev;
@@ -81,6 +93,8 @@ static bool vdr_event_pop(struct vdr_dev *dev, u16 eventq,
 	spin_lock_irqsave(&dev->ev_lock, flags);
 	ev = list_first_entry_or_null(&dev->ev_pending[eventq],
 				      struct vdr_event, entry);
+	if (ev && !ctrl && ev->type == VIRTIO_RDMA_EVENT_DEVICE_FATAL)
+		ev = NULL;
 	if (ev) {
 		list_del_init(&ev->entry);
 		ev->pending = false;
@@ -104,14 +118,21 @@ static bool vdr_events_empty(struct vdr_dev *dev, u16 eventq)
 	return empty;
 }
 
-/* Returns true when the budget ran out with events still pending. */
-bool vdr_events_deliver(struct vdr_dev *dev, u16 eventq)
+/*
+ * Writes pending events of @eventq into its buffers, under the eventq's
+ * lock.  Returns true when events are left that ctrl_work must write: the
+ * budget ran out, or (for a caller other than ctrl_work) DEVICE_FATAL is
+ * next.
+ */
+static bool __vdr_events_deliver(struct vdr_dev *dev, u16 eventq, bool ctrl)
 {
 	struct vdr_vq *vq = &dev->vqs[VIRTIO_RDMA_EVENTQ(eventq)];
 	struct virtio_rdma_event rec;
 	int i, ret;
 
-	lockdep_assert_held(&dev->lock);
+	lockdep_assert_held(&vq->lock);
+	if (!vq->ready)
+		return false;
 
 	for (i = 0; i < VDR_EVENT_BUDGET; i++) {
 		if (vdr_events_empty(dev, eventq))
@@ -131,9 +152,9 @@ bool vdr_events_deliver(struct vdr_dev *dev, u16 eventq)
 			vdr_vq_complete(vq, 0);
 			continue;
 		}
-		if (!vdr_event_pop(dev, eventq, &rec)) {
+		if (!vdr_event_pop(dev, eventq, ctrl, &rec)) {
 			vringh_abandon_iotlb(&vq->vring, 1);
-			return false;
+			return !vdr_events_empty(dev, eventq);
 		}
 		ret = vringh_iov_push_iotlb(&vq->vring, &vq->wiov, &rec,
 					    sizeof(rec));
@@ -141,10 +162,25 @@ bool vdr_events_deliver(struct vdr_dev *dev, u16 eventq)
 		if (ret == sizeof(rec))
 			vdr_stat_inc(dev, VIRTIO_RDMA_STAT_EVENTS);
 		/* Spec: after DEVICE_FATAL the device needs a reset. */
-		if (rec.type == cpu_to_le32(VIRTIO_RDMA_EVENT_DEVICE_FATAL))
+		if (rec.type == cpu_to_le32(VIRTIO_RDMA_EVENT_DEVICE_FATAL)) {
+			lockdep_assert_held(&dev->lock);
 			dev->status |= VIRTIO_CONFIG_S_NEEDS_RESET;
+		}
 	}
 	return true;
+}
+
+/* ctrl_work, under dev->lock.  Returns true when events are left. */
+bool vdr_events_deliver(struct vdr_dev *dev, u16 eventq)
+{
+	struct vdr_vq *vq = &dev->vqs[VIRTIO_RDMA_EVENTQ(eventq)];
+	bool more;
+
+	lockdep_assert_held(&dev->lock);
+	mutex_lock(&vq->lock);
+	more = __vdr_events_deliver(dev, eventq, true);
+	mutex_unlock(&vq->lock);
+	return more;
 }
 
 void vdr_events_deliver_all(struct vdr_dev *dev)
@@ -152,6 +188,34 @@ void vdr_events_deliver_all(struct vdr_dev *dev)
 	u16 i;
 
 	for (i = 0; i < dev->nqp; i++)
-		if (dev->vqs[VIRTIO_RDMA_EVENTQ(i)].ready)
-			vdr_events_deliver(dev, i);
+		vdr_events_deliver(dev, i);
+}
+
+/**
+ * vdr_event_raise_now - raise an event and write it at once if possible
+ * @dev: the device
+ * @ev: the event
+ * @data: its data
+ *
+ * For a QP's work that just wrote a CQE into an armed CQ: waking ctrl_work
+ * to write the completion event would add a scheduling hop to the latency
+ * of every event-driven consumer.  Process context, no spinlock held.  When
+ * ctrl_work (or another QP) holds the eventq, or events are left, ctrl_work
+ * is scheduled, as by vdr_event_raise().
+ */
+void vdr_event_raise_now(struct vdr_dev *dev, struct vdr_event *ev, u32 data)
+{
+	struct vdr_vq *vq = &dev->vqs[VIRTIO_RDMA_EVENTQ(ev->eventq)];
+	bool more = true;
+
+	might_sleep();
+	vdr_event_pend(dev, ev, data);
+	if (mutex_trylock(&vq->lock)) {
+		/* Reset clears running, then takes vq->lock to reset the vq. */
+		if (READ_ONCE(dev->running))
+			more = __vdr_events_deliver(dev, ev->eventq, false);
+		mutex_unlock(&vq->lock);
+	}
+	if (more)
+		vdr_ctrl_schedule(dev);
 }

@@ -88,19 +88,24 @@ static void vdr_kick_vq(struct vdpa_device *vdpa, u16 idx)
 }
 
 /*
- * db_work runs without dev->lock: stop it before a config op or reset
- * changes a doorbellq under the lock, start it again after.
+ * db_work and a QP's work delivering an event use their queues without
+ * dev->lock: keep them off a doorbellq (stop db_work) or an eventq (its
+ * lock) while a config op changes it under dev->lock.
  */
-static void vdr_db_stop(struct vdr_dev *dev, u16 idx)
+static void vdr_vq_quiesce(struct vdr_dev *dev, u16 idx)
 {
 	lockdep_assert_held(&dev->lock);
 	if (vdr_is_dbq(idx))
 		cancel_work_sync(&dev->db_work);
+	else
+		mutex_lock(&dev->vqs[idx].lock);
 }
 
-static void vdr_db_restart(struct vdr_dev *dev, u16 idx)
+static void vdr_vq_resume(struct vdr_dev *dev, u16 idx)
 {
-	if (vdr_is_dbq(idx) && dev->running)
+	if (!vdr_is_dbq(idx))
+		mutex_unlock(&dev->vqs[idx].lock);
+	else if (dev->running)
 		vdr_db_schedule(dev);
 }
 
@@ -116,11 +121,11 @@ static void vdr_set_vq_ready(struct vdpa_device *vdpa, u16 idx, bool ready)
 	struct vdr_vq *vq = vdr_vq(vdpa, idx);
 
 	mutex_lock(&dev->lock);
-	vdr_db_stop(dev, idx);
+	vdr_vq_quiesce(dev, idx);
 	if (ready && !vq->ready && vdr_vq_ready(dev, vq))
 		ready = false;
 	WRITE_ONCE(vq->ready, ready);
-	vdr_db_restart(dev, idx);
+	vdr_vq_resume(dev, idx);
 	mutex_unlock(&dev->lock);
 }
 
@@ -136,9 +141,9 @@ static int vdr_set_vq_state(struct vdpa_device *vdpa, u16 idx,
 	struct vdr_vq *vq = vdr_vq(vdpa, idx);
 
 	mutex_lock(&dev->lock);
-	vdr_db_stop(dev, idx);
+	vdr_vq_quiesce(dev, idx);
 	vq->vring.last_avail_idx = state->split.avail_index;
-	vdr_db_restart(dev, idx);
+	vdr_vq_resume(dev, idx);
 	mutex_unlock(&dev->lock);
 	return 0;
 }
@@ -451,6 +456,7 @@ static int vdr_dev_init(struct vdr_dev *dev, const char *name, u16 nqp)
 	vhost_iotlb_init(&dev->iotlb, max_iotlb_entries, 0);
 	dev->nqp = nqp;
 	dev->nvqs = 1 + 2 * nqp;
+	vdr_net_init_dev(dev);
 
 	vdr_event_init(&dev->port_active_ev, VIRTIO_RDMA_EVENT_PORT_ACTIVE,
 		       1, 0);
@@ -475,9 +481,11 @@ static int vdr_dev_init(struct vdr_dev *dev, const char *name, u16 nqp)
 	if (ret)
 		return ret;
 	dev->iotlb_pt = true;
-	for (i = 0; i < dev->nvqs; i++)
+	for (i = 0; i < dev->nvqs; i++) {
+		mutex_init(&dev->vqs[i].lock);
 		vringh_set_iotlb(&dev->vqs[i].vring, &dev->iotlb,
 				 &dev->iotlb_lock);
+	}
 	vdr_vqs_reset(dev);
 	return 0;
 }

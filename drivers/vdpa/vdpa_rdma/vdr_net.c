@@ -12,8 +12,20 @@
  * bound to the ingress netdev, and queued to it; the device worker does the
  * rest in process context.  Sending builds the IP and UDP headers after a
  * route lookup in the netdev's namespace and hands the packet to the IP
- * layer, so two devices in one kernel talk through the same path as two
+ * layer, so two devices in one kernel can talk through the same path as two
  * machines (over lo, or a veth pair between namespaces).
+ *
+ * The same-host path: when the destination GID belongs to another
+ * vdpa_rdma device of this kernel (two VMs on one host, or two devices of
+ * one guest), and both devices have it switched on (module parameter and
+ * sysfs attribute "same_host"), the packet skips routing, the IP layer, the
+ * netdevs and the ICRC: its IP and UDP headers are built as on the wire and
+ * it goes straight to the destination's QP queue.  Everything else (PSNs,
+ * ACK/NAK, RNR, retransmission, counters) is the wire's transport, so the
+ * semantics are the same; only loss, which a lossless path never has, and
+ * netfilter, tc and packet capture on the netdevs are gone.  A port that is
+ * down (netdev down or without carrier) sends and receives nothing on
+ * either path.
  */
 #include <linux/etherdevice.h>
 #include <linux/ip.h>
@@ -30,6 +42,7 @@
 #include <net/udp_tunnel.h>
 #include <rdma/ib_verbs.h>
 
+#include "roce.h"
 #include "roce_hdr.h"
 #include "vdpa_rdma.h"
 #include "vdr_xport.h"
@@ -48,6 +61,59 @@ struct vdr_net {
 static unsigned int vdr_net_id __read_mostly;
 /* Serialises attach, detach and namespace exit. */
 static DEFINE_MUTEX(vdr_net_mutex);
+/* Every attached device, of every namespace: same-host destinations (RCU). */
+static LIST_HEAD(vdr_local_devs);
+
+static bool same_host = true;
+module_param(same_host, bool, 0644);
+MODULE_PARM_DESC(same_host,
+		 "Whether new devices deliver to other vdpa_rdma devices of this kernel directly, without the network stack (default true; per device: sysfs same_host)");
+
+static ssize_t same_host_show(struct device *d, struct device_attribute *attr,
+			      char *buf)
+{
+	struct vdr_dev *dev = container_of(d, struct vdr_dev, vdpa.dev);
+
+	return sysfs_emit(buf, "%d\n", READ_ONCE(dev->same_host));
+}
+
+static ssize_t same_host_store(struct device *d, struct device_attribute *attr,
+			       const char *buf, size_t count)
+{
+	struct vdr_dev *dev = container_of(d, struct vdr_dev, vdpa.dev);
+	bool on;
+	int ret;
+
+	ret = kstrtobool(buf, &on);
+	if (ret)
+		return ret;
+	/* Packets already queued stay where they are; both paths are ordered. */
+	WRITE_ONCE(dev->same_host, on);
+	return count;
+}
+static DEVICE_ATTR_RW(same_host);
+
+static struct attribute *vdr_net_attrs[] = {
+	&dev_attr_same_host.attr,
+	NULL,
+};
+
+static const struct attribute_group vdr_net_group = {
+	.attrs = vdr_net_attrs,
+};
+
+/* The vDPA device's attributes (/sys/bus/vdpa/devices/NAME/). */
+static const struct attribute_group *vdr_net_groups[] = {
+	&vdr_net_group,
+	NULL,
+};
+
+/* Called before the device is visible: its same-host switch starts here. */
+void vdr_net_init_dev(struct vdr_dev *dev)
+{
+	dev->same_host = same_host;
+	dev->vdpa.dev.groups = vdr_net_groups;
+}
 
 static bool vdr_dev_has_gid(struct vdr_dev *dev, const struct in6_addr *a)
 {
@@ -87,6 +153,15 @@ static struct vdr_xdev *vdr_net_find(struct vdr_net *vn,
 	return found;
 }
 
+/* A RoCE packet for @dev, data = UDP header: count it and queue it. */
+static void vdr_net_rx(struct vdr_dev *dev, struct sk_buff *skb)
+{
+	vdr_stat_inc(dev, VIRTIO_RDMA_STAT_RX_PACKETS);
+	atomic64_add(skb->len - sizeof(struct udphdr),
+		     &dev->stats[VIRTIO_RDMA_STAT_RX_BYTES]);
+	vdr_recv_queue(dev, skb);
+}
+
 /* UDP encap_rcv: softirq, under RCU. skb->data is the UDP header. */
 static int vdr_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
@@ -98,10 +173,8 @@ static int vdr_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		kfree_skb(skb);
 		return 0;
 	}
-	vdr_stat_inc(x->dev, VIRTIO_RDMA_STAT_RX_PACKETS);
-	atomic64_add(skb->len - sizeof(struct udphdr),
-		     &x->dev->stats[VIRTIO_RDMA_STAT_RX_BYTES]);
-	vdr_recv_queue(x->dev, skb);
+	VDR_SKB_CB(skb)->same_host = false;
+	vdr_net_rx(x->dev, skb);
 	return 0;
 }
 
@@ -186,6 +259,7 @@ int vdr_net_attach(struct vdr_dev *dev, struct net_device *ndev)
 		return -ENOMEM;
 	x->dev = dev;
 	INIT_LIST_HEAD(&x->net_entry);
+	INIT_LIST_HEAD(&x->local_entry);
 
 	mutex_lock(&vdr_net_mutex);
 	vn = net_generic(net, vdr_net_id);
@@ -195,6 +269,7 @@ int vdr_net_attach(struct vdr_dev *dev, struct net_device *ndev)
 		vn->users++;
 		x->net = net;
 		list_add_tail_rcu(&x->net_entry, &vn->devs);
+		list_add_tail_rcu(&x->local_entry, &vdr_local_devs);
 		dev->xdev = x;
 	}
 	mutex_unlock(&vdr_net_mutex);
@@ -209,6 +284,7 @@ static void vdr_net_unlink(struct vdr_xdev *x)
 	struct vdr_net *vn = net_generic(x->net, vdr_net_id);
 
 	list_del_rcu(&x->net_entry);
+	list_del_rcu(&x->local_entry);
 	WRITE_ONCE(x->net, NULL);
 	if (!--vn->users)
 		vdr_net_close(vn);
@@ -218,7 +294,8 @@ static void vdr_net_unlink(struct vdr_xdev *x)
  * vdr_net_detach - stop receiving for a device
  * @dev: the device
  *
- * After it returns no packet reaches the device (packets already queued to
+ * After it returns no packet reaches the device, from the wire or the
+ * same-host path (packets already queued to
  * its QPs are dropped when the QPs go); the last device of a namespace
  * closes its sockets.  The transport state stays allocated until
  * vdr_net_free(): QP work may still look at it.
@@ -233,7 +310,7 @@ void vdr_net_detach(struct vdr_dev *dev)
 	if (x->net)
 		vdr_net_unlink(x);
 	mutex_unlock(&vdr_net_mutex);
-	/* encap_rcv may still hold x: wait for it. */
+	/* encap_rcv or a same-host sender may still hold x: wait for them. */
 	synchronize_net();
 }
 
@@ -328,13 +405,35 @@ static void vdr_push_udp(struct sk_buff *skb, u16 sport)
 	uh->check = 0;
 }
 
+/* IPv4 header in front of the UDP header; the checksum is left to the caller. */
+static void vdr_push_ip4(struct sk_buff *skb, const struct virtio_rdma_av *av,
+			 const u8 *sgid)
+{
+	struct iphdr *iph;
+
+	skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph = ip_hdr(skb);
+	iph->version = IPVERSION;
+	iph->ihl = sizeof(*iph) >> 2;
+	iph->tos = av->traffic_class;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = av->hop_limit ?: VDR_DEF_HOP_LIMIT;
+	iph->protocol = IPPROTO_UDP;
+	memcpy(&iph->saddr, sgid + 12, 4);
+	memcpy(&iph->daddr, av->dgid + 12, 4);
+	iph->id = 0;
+	iph->check = 0;
+	skb->protocol = htons(ETH_P_IP);
+}
+
 static int vdr_prepare4(struct net *net, struct net_device *ndev,
 			const struct virtio_rdma_av *av, const u8 *sgid,
 			struct sk_buff *skb)
 {
 	struct flowi4 fl4 = { };
 	struct rtable *rt;
-	struct iphdr *iph;
 
 	fl4.flowi4_oif = ndev->ifindex;
 	fl4.flowi4_proto = IPPROTO_UDP;
@@ -346,23 +445,27 @@ static int vdr_prepare4(struct net *net, struct net_device *ndev,
 
 	skb_dst_set(skb, &rt->dst);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
-	skb_push(skb, sizeof(*iph));
-	skb_reset_network_header(skb);
-	iph = ip_hdr(skb);
-	iph->version = IPVERSION;
-	iph->ihl = sizeof(*iph) >> 2;
-	iph->tos = av->traffic_class;
-	iph->tot_len = htons(skb->len);
-	iph->frag_off = htons(IP_DF);
-	iph->ttl = av->hop_limit ?: VDR_DEF_HOP_LIMIT;
-	iph->protocol = IPPROTO_UDP;
-	iph->saddr = fl4.saddr;
-	iph->daddr = fl4.daddr;
-	__ip_select_ident(net, iph, 1);
+	vdr_push_ip4(skb, av, sgid);
 	/* The checksum is set by ip_local_out(). */
-	iph->check = 0;
-	skb->protocol = htons(ETH_P_IP);
+	__ip_select_ident(net, ip_hdr(skb), 1);
 	return 0;
+}
+
+static void vdr_push_ip6(struct sk_buff *skb, const struct virtio_rdma_av *av,
+			 const u8 *sgid)
+{
+	struct ipv6hdr *ip6h;
+
+	__skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, av->traffic_class, htonl(le32_to_cpu(av->flow_label)));
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = av->hop_limit ?: VDR_DEF_HOP_LIMIT;
+	memcpy(&ip6h->saddr, sgid, sizeof(ip6h->saddr));
+	memcpy(&ip6h->daddr, av->dgid, sizeof(ip6h->daddr));
+	skb->protocol = htons(ETH_P_IPV6);
 }
 
 static int vdr_prepare6(struct net *net, struct socket *sk6,
@@ -373,7 +476,6 @@ static int vdr_prepare6(struct net *net, struct socket *sk6,
 	u32 flow_label = le32_to_cpu(av->flow_label);
 	struct flowi6 fl6 = { };
 	struct dst_entry *dst;
-	struct ipv6hdr *ip6h;
 
 	if (!IS_ENABLED(CONFIG_IPV6) || !ipv6_stub)
 		return -EAFNOSUPPORT;
@@ -393,105 +495,161 @@ static int vdr_prepare6(struct net *net, struct socket *sk6,
 
 	skb_dst_set(skb, dst);
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
-	__skb_push(skb, sizeof(*ip6h));
-	skb_reset_network_header(skb);
-	ip6h = ipv6_hdr(skb);
-	ip6_flow_hdr(ip6h, av->traffic_class, htonl(flow_label));
-	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
-	ip6h->nexthdr = IPPROTO_UDP;
-	ip6h->hop_limit = av->hop_limit ?: VDR_DEF_HOP_LIMIT;
-	ip6h->saddr = fl6.saddr;
-	ip6h->daddr = fl6.daddr;
-	skb->protocol = htons(ETH_P_IPV6);
+	vdr_push_ip6(skb, av, sgid);
 	return 0;
 }
 
-/**
- * vdr_net_prepare - route a RoCE packet and push its UDP and IP headers
- * @dev: the device
- * @av: the destination; already validated against the GID table
- * @skb: from vdr_net_alloc_skb(), data = BTH .. ICRC
- * @sport: UDP source port (vdr_net_sport())
- *
- * The caller then computes the ICRC (it covers the IP and UDP headers) and
- * calls vdr_net_send().
- *
- * Return: 0, -ENODEV (no netdev), -EINVAL (bad address vector) or
- * -EHOSTUNREACH.
- */
-int vdr_net_prepare(struct vdr_dev *dev, const struct virtio_rdma_av *av,
-		    struct sk_buff *skb, u16 sport)
+/* Whether @dev's port can carry packets: its netdev is up with carrier. */
+static bool vdr_net_port_up(struct vdr_dev *dev)
 {
-	struct net_device *ndev;
-	struct vdr_gid sgid;
-	struct socket *sk6;
-	struct net *net;
-	int ret;
+	struct net_device *ndev = rcu_dereference(dev->netdev);
 
-	if (av->sgid_index >= VDR_GID_TBL_LEN)
-		return -EINVAL;
-	/* A private copy: ADD_GID and DEL_GID may run meanwhile. */
-	spin_lock(&dev->gid_lock);
-	sgid = dev->gids[av->sgid_index];
-	spin_unlock(&dev->gid_lock);
-	if (!sgid.valid)
-		return -EINVAL;
-
-	rcu_read_lock();
-	ndev = rcu_dereference(dev->netdev);
-	if (!ndev || !dev->xdev || !READ_ONCE(dev->xdev->net)) {
-		ret = -ENODEV;
-		goto out;
-	}
-	net = dev_net(ndev);
-	vdr_push_udp(skb, sport);
-	if (av->network_type == VIRTIO_RDMA_NETWORK_IPV4 &&
-	    ipv6_addr_v4mapped((const struct in6_addr *)sgid.gid)) {
-		ret = vdr_prepare4(net, ndev, av, sgid.gid, skb);
-	} else if (av->network_type == VIRTIO_RDMA_NETWORK_IPV6 &&
-		   !ipv6_addr_v4mapped((const struct in6_addr *)sgid.gid)) {
-		sk6 = ((struct vdr_net *)net_generic(net, vdr_net_id))->sk6;
-		ret = vdr_prepare6(net, sk6, ndev, av, sgid.gid, skb);
-	} else {
-		ret = -EINVAL;
-	}
-out:
-	rcu_read_unlock();
-	return ret;
+	return ndev && vdr_netdev_port_active(ndev);
 }
 
-/**
- * vdr_net_send - send a prepared packet
- * @dev: the device
- * @skb: from vdr_net_prepare(), with its ICRC; consumed
- *
- * Return: 0, or a negative errno when the IP layer dropped the packet (the
- * transport's retransmission recovers, as from any loss).
+/*
+ * The device of this kernel that owns @dgid when both it and @dev take the
+ * same-host path and both ports are up; NULL otherwise (then the wire).
+ * Under RCU, which keeps the result until rcu_read_unlock().
  */
-int vdr_net_send(struct vdr_dev *dev, struct sk_buff *skb)
+static struct vdr_dev *vdr_net_local_peer(struct vdr_dev *dev,
+					  const u8 *dgid)
 {
-	struct dst_entry *dst = skb_dst(skb);
-	unsigned int len;
-	struct net *net;
-	int ret;
+	const struct in6_addr *a = (const struct in6_addr *)dgid;
+	struct vdr_xdev *x;
 
-	if (WARN_ON_ONCE(!dst)) {
-		kfree_skb(skb);
-		return -EINVAL;
+	if (!READ_ONCE(dev->same_host))
+		return NULL;
+	list_for_each_entry_rcu(x, &vdr_local_devs, local_entry) {
+		if (!READ_ONCE(x->dev->same_host) || !vdr_dev_has_gid(x->dev, a))
+			continue;
+		return vdr_net_port_up(x->dev) ? x->dev : NULL;
 	}
-	net = dev_net(dst->dev);
-	/* Counted like RX: the UDP payload, BTH through ICRC. */
+	return NULL;
+}
+
+/* Counted like RX: the UDP payload, BTH through ICRC. */
+static void vdr_net_tx_count(struct vdr_dev *dev, unsigned int len)
+{
+	vdr_stat_inc(dev, VIRTIO_RDMA_STAT_TX_PACKETS);
+	atomic64_add(len, &dev->stats[VIRTIO_RDMA_STAT_TX_BYTES]);
+}
+
+/* Same-host: headers as on the wire, no ICRC, straight to @peer's QP. */
+static void vdr_net_local_send(struct vdr_dev *dev, struct vdr_dev *peer,
+			       const struct virtio_rdma_av *av, const u8 *sgid,
+			       struct sk_buff *skb)
+{
+	unsigned int len = skb->len - sizeof(struct udphdr);
+
+	if (av->network_type == VIRTIO_RDMA_NETWORK_IPV4)
+		vdr_push_ip4(skb, av, sgid);
+	else
+		vdr_push_ip6(skb, av, sgid);
+	__skb_pull(skb, skb_transport_offset(skb));
+	VDR_SKB_CB(skb)->same_host = true;
+	vdr_net_tx_count(dev, len);
+	vdr_net_rx(peer, skb);
+}
+
+/* Wire: ICRC, then the IP layer.  Consumes @skb. */
+static int vdr_net_wire_send(struct vdr_dev *dev, struct sk_buff *skb)
+{
+	struct net *net = dev_net(skb_dst(skb)->dev);
+	unsigned int len;
+	int ret, ipver;
+
+	ipver = skb->protocol == htons(ETH_P_IP) ? 4 : 6;
+	ret = vdr_roce_icrc_generate(skb->data, skb->len, ipver);
+	if (ret) {
+		kfree_skb(skb);
+		return ret;
+	}
 	len = skb_tail_pointer(skb) - skb_transport_header(skb) -
 	      sizeof(struct udphdr);
 	skb->ip_summed = CHECKSUM_NONE;
-	if (skb->protocol == htons(ETH_P_IP))
+	if (ipver == 4)
 		ret = ip_local_out(net, NULL, skb);
 	else
 		ret = ip6_local_out(net, NULL, skb);
 	ret = net_xmit_eval(ret);
 	if (ret)
 		return ret < 0 ? ret : -ENOBUFS;
-	vdr_stat_inc(dev, VIRTIO_RDMA_STAT_TX_PACKETS);
-	atomic64_add(len, &dev->stats[VIRTIO_RDMA_STAT_TX_BYTES]);
+	vdr_net_tx_count(dev, len);
 	return 0;
+}
+
+/**
+ * vdr_net_xmit - send a RoCE packet
+ * @dev: the device
+ * @av: the destination; already validated against the GID table
+ * @skb: from vdr_net_alloc_skb(), data = BTH .. ICRC (ICRC bytes zero);
+ *	 consumed
+ * @sport: UDP source port (vdr_net_sport())
+ *
+ * Pushes the UDP and IP headers, then takes the same-host path (see the top
+ * of this file) or routes the packet, computes its ICRC and hands it to the
+ * IP layer.
+ *
+ * Return: 0; -ENODEV (no netdev), -EINVAL (bad address vector) or
+ * -EHOSTUNREACH, or a negative errno when the IP layer dropped the packet
+ * (the transport's retransmission recovers, as from any loss).
+ */
+int vdr_net_xmit(struct vdr_dev *dev, const struct virtio_rdma_av *av,
+		 struct sk_buff *skb, u16 sport)
+{
+	struct net_device *ndev;
+	struct vdr_dev *peer;
+	struct vdr_gid sgid;
+	struct socket *sk6;
+	struct net *net;
+	bool v4;
+	int ret;
+
+	if (av->sgid_index >= VDR_GID_TBL_LEN)
+		goto einval;
+	/* A private copy: ADD_GID and DEL_GID may run meanwhile. */
+	spin_lock(&dev->gid_lock);
+	sgid = dev->gids[av->sgid_index];
+	spin_unlock(&dev->gid_lock);
+	if (!sgid.valid)
+		goto einval;
+	v4 = ipv6_addr_v4mapped((const struct in6_addr *)sgid.gid);
+	if (av->network_type != (v4 ? VIRTIO_RDMA_NETWORK_IPV4 :
+				     VIRTIO_RDMA_NETWORK_IPV6))
+		goto einval;
+
+	rcu_read_lock();
+	ndev = rcu_dereference(dev->netdev);
+	if (!ndev || !dev->xdev || !READ_ONCE(dev->xdev->net)) {
+		ret = -ENODEV;
+		goto err_unlock;
+	}
+	vdr_push_udp(skb, sport);
+	peer = vdr_net_port_up(dev) ? vdr_net_local_peer(dev, av->dgid) : NULL;
+	if (peer) {
+		vdr_net_local_send(dev, peer, av, sgid.gid, skb);
+		rcu_read_unlock();
+		return 0;
+	}
+	net = dev_net(ndev);
+	if (v4) {
+		ret = vdr_prepare4(net, ndev, av, sgid.gid, skb);
+	} else {
+		sk6 = ((struct vdr_net *)net_generic(net, vdr_net_id))->sk6;
+		ret = vdr_prepare6(net, sk6, ndev, av, sgid.gid, skb);
+	}
+	rcu_read_unlock();
+	if (ret)
+		goto err;
+	return vdr_net_wire_send(dev, skb);
+
+einval:
+	ret = -EINVAL;
+	goto err;
+err_unlock:
+	rcu_read_unlock();
+err:
+	kfree_skb(skb);
+	return ret;
 }

@@ -560,8 +560,7 @@ void vdr_qp_doorbell(struct vdr_dev *dev, struct vdr_qp *qp, u32 type)
 
 	if (!x)
 		return;
-	set_bit(type == VIRTIO_RDMA_DOORBELL_SQ ? VDR_XQP_EV_SQ_DB :
-		VDR_XQP_EV_RQ_DB, &x->events);
+	vdr_xqp_note_doorbell(x, type);
 	vdr_xqp_schedule(x);
 }
 

@@ -84,7 +84,8 @@ static int vdr_recv_parse(struct vdr_dev *dev, struct vdr_qp *qp,
 		return -EINVAL;
 	__skb_pull(skb, sizeof(struct udphdr));
 	nh = skb_network_header(skb);
-	if (vdr_roce_icrc_check(nh, skb_tail_pointer(skb) - nh, ipver)) {
+	if (!VDR_SKB_CB(skb)->same_host &&
+	    vdr_roce_icrc_check(nh, skb_tail_pointer(skb) - nh, ipver)) {
 		vdr_stat_inc(dev, VIRTIO_RDMA_STAT_ICRC_ERRORS);
 		return -EBADMSG;
 	}

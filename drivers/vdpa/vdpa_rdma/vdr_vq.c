@@ -49,6 +49,7 @@ void vdr_vqs_reset(struct vdr_dev *dev)
 	for (i = 0; i < dev->nvqs; i++) {
 		struct vdr_vq *vq = &dev->vqs[i];
 
+		mutex_lock(&vq->lock);
 		vq->ready = false;
 		vq->desc_addr = 0;
 		vq->driver_addr = 0;
@@ -59,6 +60,7 @@ void vdr_vqs_reset(struct vdr_dev *dev)
 		vringh_init_iotlb(&vq->vring, 0, VDR_VQ_NUM_MAX, false,
 				  NULL, NULL, NULL);
 		vq->vring.notify = NULL;
+		mutex_unlock(&vq->lock);
 	}
 }
 
@@ -110,10 +112,8 @@ void vdr_ctrl_work_fn(struct work_struct *work)
 		goto out;
 	if (dev->vqs[VIRTIO_RDMA_CTRLQ].ready)
 		more |= vdr_ctrl_process(dev);
-	for (i = 0; i < dev->nqp; i++) {
-		if (dev->vqs[VIRTIO_RDMA_EVENTQ(i)].ready)
-			more |= vdr_events_deliver(dev, i);
-	}
+	for (i = 0; i < dev->nqp; i++)
+		more |= vdr_events_deliver(dev, i);
 out:
 	mutex_unlock(&dev->lock);
 	if (more)
@@ -123,7 +123,7 @@ out:
 /*
  * The doorbellqs, without dev->lock: a doorbell never waits behind a
  * command.  Reset and the vq config ops stop this work before they touch
- * the doorbellqs (vdr_db_stop()).
+ * the doorbellqs (vdr_vq_quiesce()).
  */
 void vdr_db_work_fn(struct work_struct *work)
 {

@@ -27,8 +27,17 @@ struct roce_pkt;
 struct vdr_xdev {
 	struct vdr_dev *dev;
 	struct list_head net_entry;	/* struct vdr_net devs */
+	struct list_head local_entry;	/* same-host destinations */
 	struct net *net;		/* NULL once detached */
 };
+
+/* What a packet carries in skb->cb from reception until its QP runs. */
+struct vdr_skb_cb {
+	/* From the same-host path (vdr_net.c): there is no ICRC to check. */
+	bool same_host;
+};
+
+#define VDR_SKB_CB(skb)	((struct vdr_skb_cb *)(skb)->cb)
 
 /* ---- per-QP transport state (vdr_xqp.c, vdr_req.c, vdr_resp.c, vdr_comp.c) ---- */
 
@@ -141,6 +150,13 @@ struct vdr_xqp {
 #define VDR_XQP_EV_SQ_DB	2	/* an SQ doorbell */
 #define VDR_XQP_EV_RQ_DB	3	/* an RQ doorbell */
 
+/* Remember a doorbell (VIRTIO_RDMA_DOORBELL_SQ or _RQ) for the next run. */
+static inline void vdr_xqp_note_doorbell(struct vdr_xqp *x, u32 type)
+{
+	set_bit(type == VIRTIO_RDMA_DOORBELL_SQ ? VDR_XQP_EV_SQ_DB :
+		VDR_XQP_EV_RQ_DB, &x->events);
+}
+
 /* Packets a QP processes, and sends, per run of its work (fairness). */
 #define VDR_XQP_BUDGET		64
 
@@ -201,6 +217,7 @@ int vdr_mr_invalidate(struct vdr_dev *dev, struct vdr_pd *pd, u32 key);
 
 int vdr_net_register(void);
 void vdr_net_unregister(void);
+void vdr_net_init_dev(struct vdr_dev *dev);
 int vdr_net_attach(struct vdr_dev *dev, struct net_device *ndev);
 void vdr_net_detach(struct vdr_dev *dev);
 void vdr_net_free(struct vdr_dev *dev);
@@ -247,9 +264,8 @@ void vdr_comp_run(struct vdr_dev *dev, struct vdr_qp *qp);
 void vdr_comp_timeout(struct vdr_dev *dev, struct vdr_qp *qp);
 
 struct sk_buff *vdr_net_alloc_skb(struct vdr_dev *dev, unsigned int len);
-int vdr_net_prepare(struct vdr_dev *dev, const struct virtio_rdma_av *av,
-		    struct sk_buff *skb, u16 sport);
-int vdr_net_send(struct vdr_dev *dev, struct sk_buff *skb);
+int vdr_net_xmit(struct vdr_dev *dev, const struct virtio_rdma_av *av,
+		 struct sk_buff *skb, u16 sport);
 u16 vdr_net_sport(const struct virtio_rdma_av *av, u32 lqpn, u32 rqpn);
 
 #endif /* _VDPA_RDMA_XPORT_H */

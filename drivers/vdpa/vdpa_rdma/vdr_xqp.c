@@ -336,7 +336,7 @@ struct sk_buff *vdr_xqp_pkt_alloc(struct vdr_dev *dev,
 }
 
 /**
- * vdr_xqp_send - route, checksum and send a packet
+ * vdr_xqp_send - send a packet of @qp
  * @dev: the device
  * @qp: the sending QP
  * @av: destination
@@ -350,21 +350,8 @@ int vdr_xqp_send(struct vdr_dev *dev, struct vdr_qp *qp,
 		 const struct virtio_rdma_av *av, struct roce_pkt *pkt,
 		 struct sk_buff *skb)
 {
-	int ret, ipver;
-
-	ret = vdr_net_prepare(dev, av, skb,
-			      vdr_net_sport(av, qp->qpn, pkt->dqpn));
-	if (ret) {
-		kfree_skb(skb);
-		return ret;
-	}
-	ipver = skb->protocol == htons(ETH_P_IP) ? 4 : 6;
-	ret = vdr_roce_icrc_generate(skb->data, skb->len, ipver);
-	if (ret) {
-		kfree_skb(skb);
-		return ret;
-	}
-	return vdr_net_send(dev, skb);
+	return vdr_net_xmit(dev, av, skb,
+			    vdr_net_sport(av, qp->qpn, pkt->dqpn));
 }
 
 /* Returns true when the QP has work left for another run. */
@@ -443,8 +430,7 @@ void vdr_xqp_doorbell(struct vdr_qp *qp, u32 type)
 		rcu_read_unlock();
 		return;
 	}
-	set_bit(type == VIRTIO_RDMA_DOORBELL_SQ ? VDR_XQP_EV_SQ_DB :
-		VDR_XQP_EV_RQ_DB, &x->events);
+	vdr_xqp_note_doorbell(x, type);
 	if (!mutex_trylock(&qp->lock)) {
 		vdr_xqp_schedule(x);
 		rcu_read_unlock();
