@@ -22,13 +22,19 @@
  *   which destroy_qp also takes to fence pollers.  User QPs and CQs never
  *   enter the kernel on the data path (the provider owns their rings).
  * - Doorbells: any CPU, on the doorbellq picked by the CPU, under
- *   dbq->lock (irq-safe: kernel ULPs post from any context).
+ *   dbq->lock (irq-safe: kernel ULPs post from any context).  Ringing never
+ *   waits: when that doorbellq and the QP's home doorbellq are both full the
+ *   doorbell is owed (qp->db_owed and qp->db_link, under the home dbq->lock)
+ *   and the home doorbellq's callback, armed only while something is owed,
+ *   sends it when the device returns a record.  destroy_qp unlinks the QP
+ *   under the same lock.
  * - Events: each eventq's callback under eventq->lock.
  * - qp->modify_lock serialises modify_qp with the QP's own state cache;
  *   dev->netdev_lock covers the bound netdev pointer.
  *
  * Lock order: qp->modify_lock -> dev->ctrl_lock; cq->lock, qp->sq_lock,
- * qp->rq_lock and dbq->lock are innermost and never held across a command.
+ * qp->rq_lock and dbq->lock are innermost and never held across a command
+ * (nor two dbq->locks at once).
  *
  * Logging: ibdev_*() where only a registered ib_device is involved (verbs,
  * CQ and QP events, doorbells); dev_*() on the virtio device for what also
@@ -115,11 +121,13 @@ struct vrdma_eventq {
 
 struct vrdma_dbq {
 	struct virtqueue *vq;
-	spinlock_t lock;		/* protects vq and the free stack */
+	spinlock_t lock;		/* vq, the free stack, the owed list */
 	struct virtio_rdma_doorbell *recs;
 	u16 *free;		/* stack of free record slots */
 	unsigned int nfree;
 	unsigned int nrecs;
+	/* QPs (db_link) whose home this is, with a doorbell owed (db_owed) */
+	struct list_head owed;
 };
 
 struct vrdma_dev {
@@ -200,6 +208,12 @@ struct vrdma_qp {
 	spinlock_t rq_lock;		/* rq ring head */
 	struct vrdma_ring sq;
 	struct vrdma_ring rq;
+	/*
+	 * Doorbells owed while the doorbellqs were full: BIT(DOORBELL_SQ/_RQ)
+	 * and the link on the home doorbellq's owed list, under its lock.
+	 */
+	struct list_head db_link;
+	u8 db_owed;
 	/* User QP: doorbells only; mmap entries own the rings (vrdma_uverbs.c) */
 	bool user;
 	struct rdma_user_mmap_entry *sq_umap;
@@ -271,11 +285,14 @@ void vrdma_ring_free(struct vrdma_dev *dev, struct vrdma_ring *ring);
 /* vrdma_event.c */
 int vrdma_eventqs_init(struct vrdma_dev *dev);
 void vrdma_eventqs_free(struct vrdma_dev *dev);
+void vrdma_dbq_setup(struct vrdma_dbq *dbq, struct virtqueue *vq);
 int vrdma_dbqs_init(struct vrdma_dev *dev);
 void vrdma_dbqs_free(struct vrdma_dev *dev);
 void vrdma_eventq_done(struct virtqueue *vq);
 void vrdma_eventq_fence(struct vrdma_dev *dev, unsigned int idx);
-int vrdma_ring_doorbell(struct vrdma_dev *dev, u32 type, u32 handle);
+void vrdma_dbq_done(struct virtqueue *vq);
+int vrdma_ring_doorbell(struct vrdma_qp *qp, u32 type);
+void vrdma_doorbells_forget(struct vrdma_qp *qp);
 
 /* vrdma_device.c */
 int vrdma_query_device_caps(struct vrdma_dev *dev);

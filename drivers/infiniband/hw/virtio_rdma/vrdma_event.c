@@ -6,9 +6,10 @@
  * (driver -> device).
  */
 
-#include <linux/ktime.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+
+#include <kunit/visibility.h>
 
 #include "vrdma.h"
 
@@ -187,6 +188,54 @@ void vrdma_eventq_fence(struct vrdma_dev *dev, unsigned int idx)
 	spin_unlock_irqrestore(&evq->lock, flags);
 }
 
+/*
+ * Doorbell queues
+ * ---------------
+ * Each doorbellq has one record per descriptor of its ring, on a stack of
+ * free slots; a doorbell takes one record and goes out as a buffer of its
+ * own.  A QP rings on the doorbellq of the current CPU (any doorbellq will
+ * do: doorbells are idempotent and carry no index).  Records come back as
+ * the device marks buffers used, and the driver reclaims them on the next
+ * ring: the doorbellq's callback stays disabled, so steady-state traffic
+ * takes no interrupt for doorbells.
+ *
+ * When every record is in flight the doorbell is not waited for, nor lost:
+ * it goes to the QP's home doorbellq (vrdma_qp_dbq()) and, if that one is
+ * full too, the QP is owed a doorbell there - a bit per type in
+ * qp->db_owed, and qp->db_link on the home dbq's owed list, both under the
+ * home dbq->lock, so a QP is owed at most once per type and per device
+ * however often it rings.  While anything is owed the home doorbellq's
+ * callback is armed; it fires once the device has used a buffer, reclaims
+ * and sends the owed doorbells, oldest first, before any new one.  An owed
+ * doorbell goes out after the prod it stands for was published, which is
+ * all a doorbell promises.
+ *
+ * Owed doorbells also take one record per buffer.  Several could share a
+ * buffer of N * 8 bytes (the spec allows it), but the records would have to
+ * be contiguous, which the free stack does not give, or come from a
+ * separate batch buffer with its own in-flight state; when the queue is
+ * full the device is the bottleneck, and each buffer it returns pays one
+ * owed doorbell, so batching would save descriptors, not time.
+ */
+
+/* Where @qp's doorbells are owed: fixed for the QP's life. */
+static struct vrdma_dbq *vrdma_qp_dbq(struct vrdma_dev *dev,
+				      struct vrdma_qp *qp)
+{
+	return &dev->dbqs[qp->handle % dev->npairs];
+}
+
+/* Right after find_vqs, before the device can use the queue. */
+void vrdma_dbq_setup(struct vrdma_dbq *dbq, struct virtqueue *vq)
+{
+	dbq->vq = vq;
+	spin_lock_init(&dbq->lock);
+	INIT_LIST_HEAD(&dbq->owed);
+	/* Armed only while a doorbell is owed (vrdma_dbq_pay()). */
+	virtqueue_disable_cb(vq);
+}
+EXPORT_SYMBOL_IF_KUNIT(vrdma_dbq_setup);
+
 int vrdma_dbqs_init(struct vrdma_dev *dev)
 {
 	unsigned int i, j;
@@ -205,16 +254,24 @@ int vrdma_dbqs_init(struct vrdma_dev *dev)
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(vrdma_dbqs_init);
 
+/*
+ * After the device reset and del_vqs.  ib_core destroyed every QP before
+ * (ib_unregister_device), and vrdma_destroy_qp() unlinked each.
+ */
 void vrdma_dbqs_free(struct vrdma_dev *dev)
 {
 	unsigned int i;
 
 	for (i = 0; i < dev->npairs; i++) {
+		/* No vq: find_vqs failed before vrdma_dbq_setup(). */
+		WARN_ON(dev->dbqs[i].vq && !list_empty(&dev->dbqs[i].owed));
 		kfree(dev->dbqs[i].recs);
 		kfree(dev->dbqs[i].free);
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(vrdma_dbqs_free);
 
 /* Caller holds dbq->lock. */
 static void vrdma_dbq_reclaim(struct vrdma_dbq *dbq)
@@ -226,31 +283,15 @@ static void vrdma_dbq_reclaim(struct vrdma_dbq *dbq)
 		dbq->free[dbq->nfree++] = rec - dbq->recs;
 }
 
-/* Doorbells are idempotent and carry no index: any doorbellq will do. */
-int vrdma_ring_doorbell(struct vrdma_dev *dev, u32 type, u32 handle)
+/* Caller holds dbq->lock and kicks.  -ENOSPC: every record is in flight. */
+static int vrdma_dbq_add(struct vrdma_dbq *dbq, u32 type, u32 handle)
 {
-	struct vrdma_dbq *dbq = &dev->dbqs[raw_smp_processor_id() % dev->npairs];
 	struct virtio_rdma_doorbell *rec;
 	struct scatterlist sg;
-	unsigned long flags;
-	ktime_t deadline = 0;
 	int err;
 
-	spin_lock_irqsave(&dbq->lock, flags);
-	vrdma_dbq_reclaim(dbq);
-	while (!dbq->nfree) {
-		/* Every record is in flight; the device consumes them quickly. */
-		if (!deadline)
-			deadline = ktime_add_ms(ktime_get(), 1000);
-		if (ktime_after(ktime_get(), deadline)) {
-			spin_unlock_irqrestore(&dbq->lock, flags);
-			ibdev_warn_ratelimited(&dev->ib,
-					       "doorbell queue stays full\n");
-			return -EBUSY;
-		}
-		cpu_relax();
-		vrdma_dbq_reclaim(dbq);
-	}
+	if (!dbq->nfree)
+		return -ENOSPC;
 	rec = &dbq->recs[dbq->free[--dbq->nfree]];
 	rec->type = cpu_to_le32(type);
 	rec->handle = cpu_to_le32(handle);
@@ -258,8 +299,155 @@ int vrdma_ring_doorbell(struct vrdma_dev *dev, u32 type, u32 handle)
 	err = virtqueue_add_outbuf(dbq->vq, &sg, 1, rec, GFP_ATOMIC);
 	if (err)
 		dbq->free[dbq->nfree++] = rec - dbq->recs;
-	else
-		virtqueue_kick(dbq->vq);
-	spin_unlock_irqrestore(&dbq->lock, flags);
 	return err;
 }
+
+/*
+ * Caller holds dbq->lock.  Reclaims what the device used, sends owed
+ * doorbells while records last, and leaves the callback armed exactly
+ * while something is still owed.  Returns true if it added buffers (the
+ * caller kicks).
+ *
+ * Armed with every record in flight (nothing was reclaimable after
+ * virtqueue_enable_cb()), the device will use a buffer and interrupt, so
+ * an owed doorbell cannot be forgotten.  The loop ends: each round either
+ * finds buffers the device used, which only those we added can be, or
+ * stops.  It reclaims with the callback disabled: virtqueue_get_buf() on
+ * an enabled queue moves the used event index along, which would leave a
+ * queue disarmed here to interrupt once more.
+ */
+static bool vrdma_dbq_pay(struct vrdma_dbq *dbq)
+{
+	struct vrdma_qp *qp;
+	bool added = false;
+	u32 type;
+
+	for (;;) {
+		virtqueue_disable_cb(dbq->vq);
+		vrdma_dbq_reclaim(dbq);
+		while ((qp = list_first_entry_or_null(&dbq->owed,
+						      struct vrdma_qp,
+						      db_link))) {
+			type = qp->db_owed & BIT(VIRTIO_RDMA_DOORBELL_SQ) ?
+			       VIRTIO_RDMA_DOORBELL_SQ : VIRTIO_RDMA_DOORBELL_RQ;
+			if (vrdma_dbq_add(dbq, type, qp->handle))
+				break;
+			added = true;
+			qp->db_owed &= ~BIT(type);
+			if (!qp->db_owed)
+				list_del_init(&qp->db_link);
+		}
+		if (list_empty(&dbq->owed))
+			return added;
+		/* False: buffers were used meanwhile, reclaim them now. */
+		if (virtqueue_enable_cb(dbq->vq))
+			return added;
+	}
+}
+
+/* Caller holds dbq->lock.  The doorbell is owed; the callback is armed. */
+static bool vrdma_dbq_owe(struct vrdma_dbq *dbq, struct vrdma_qp *qp,
+			  u32 type)
+{
+	if (!qp->db_owed)
+		list_add_tail(&qp->db_link, &dbq->owed);
+	qp->db_owed |= BIT(type);
+	return vrdma_dbq_pay(dbq);
+}
+
+/*
+ * Caller holds dbq->lock.  Sends the doorbell on @dbq or, when @dbq is the
+ * QP's home, owes it there; -ENOSPC when a non-home @dbq is full.
+ */
+static int vrdma_dbq_ring(struct vrdma_dbq *dbq, struct vrdma_qp *qp,
+			  u32 type, bool home)
+{
+	bool kick = false;
+	int err;
+
+	/* Owed already: that doorbell goes out after this prod too. */
+	if (home && (qp->db_owed & BIT(type)))
+		return 0;
+	/* Owed doorbells first, so that new ones cannot starve them. */
+	if (!list_empty(&dbq->owed))
+		kick = vrdma_dbq_pay(dbq);
+	else
+		vrdma_dbq_reclaim(dbq);
+	err = vrdma_dbq_add(dbq, type, qp->handle);
+	if (!err) {
+		kick = true;
+	} else if (err == -ENOSPC && home) {
+		kick |= vrdma_dbq_owe(dbq, qp, type);
+		err = 0;
+	}
+	if (kick)
+		virtqueue_kick(dbq->vq);
+	return err;
+}
+
+/*
+ * vrdma_ring_doorbell - tell the device that @qp's SQ or RQ prod advanced
+ * @qp: a kernel QP after vrdma_ring_publish(), or a user QP
+ * @type: VIRTIO_RDMA_DOORBELL_SQ or VIRTIO_RDMA_DOORBELL_RQ
+ *
+ * Any context; never waits.  Returns 0 when the doorbell was sent or is
+ * owed (it will be sent), an error only if the virtqueue refused a buffer
+ * for another reason than being full (a broken device).
+ */
+int vrdma_ring_doorbell(struct vrdma_qp *qp, u32 type)
+{
+	struct vrdma_dev *dev = to_vdev(qp->ibqp.device);
+	struct vrdma_dbq *dbq = &dev->dbqs[raw_smp_processor_id() % dev->npairs];
+	struct vrdma_dbq *home = vrdma_qp_dbq(dev, qp);
+	unsigned long flags;
+	int err;
+
+	spin_lock_irqsave(&dbq->lock, flags);
+	err = vrdma_dbq_ring(dbq, qp, type, dbq == home);
+	spin_unlock_irqrestore(&dbq->lock, flags);
+	if (err != -ENOSPC)
+		return err;
+
+	/* This CPU's doorbellq is full: the home one sends or owes it. */
+	spin_lock_irqsave(&home->lock, flags);
+	err = vrdma_dbq_ring(home, qp, type, true);
+	spin_unlock_irqrestore(&home->lock, flags);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(vrdma_ring_doorbell);
+
+/* Doorbellq callback: armed only while doorbells are owed. */
+void vrdma_dbq_done(struct virtqueue *vq)
+{
+	struct vrdma_dev *dev = vq->vdev->priv;
+	struct vrdma_dbq *dbq;
+	unsigned long flags;
+
+	if (!dev)
+		return;
+	dbq = &dev->dbqs[vrdma_vq_pair(vq)];
+	spin_lock_irqsave(&dbq->lock, flags);
+	if (vrdma_dbq_pay(dbq))
+		virtqueue_kick(vq);
+	spin_unlock_irqrestore(&dbq->lock, flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(vrdma_dbq_done);
+
+/*
+ * destroy_qp, once the QP can ring no more: afterwards no doorbellq holds
+ * it.  A doorbell already sent for it is harmless (the device ignores
+ * unknown handles; a QP that got the handle since just looks again).
+ */
+void vrdma_doorbells_forget(struct vrdma_qp *qp)
+{
+	struct vrdma_dbq *home = vrdma_qp_dbq(to_vdev(qp->ibqp.device), qp);
+	unsigned long flags;
+
+	spin_lock_irqsave(&home->lock, flags);
+	if (qp->db_owed) {
+		list_del_init(&qp->db_link);
+		qp->db_owed = 0;
+	}
+	spin_unlock_irqrestore(&home->lock, flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(vrdma_doorbells_forget);

@@ -105,9 +105,10 @@ static int vrdma_find_vqs(struct vrdma_dev *dev)
 		dev->vq_names[VIRTIO_RDMA_EVENTQ(i)] =
 			kasprintf(GFP_KERNEL, "eventq.%u", i);
 		info[VIRTIO_RDMA_EVENTQ(i)].callback = vrdma_eventq_done;
-		/* Doorbell buffers are reclaimed when the next doorbell is rung. */
+		/* Off except while a doorbell is owed (vrdma_event.c). */
 		dev->vq_names[VIRTIO_RDMA_DOORBELLQ(i)] =
 			kasprintf(GFP_KERNEL, "doorbellq.%u", i);
+		info[VIRTIO_RDMA_DOORBELLQ(i)].callback = vrdma_dbq_done;
 	}
 	for (i = 0; i < nvqs; i++) {
 		if (!dev->vq_names[i])
@@ -123,8 +124,7 @@ static int vrdma_find_vqs(struct vrdma_dev *dev)
 	for (i = 0; i < dev->npairs; i++) {
 		dev->evqs[i].vq = vqs[VIRTIO_RDMA_EVENTQ(i)];
 		spin_lock_init(&dev->evqs[i].lock);
-		dev->dbqs[i].vq = vqs[VIRTIO_RDMA_DOORBELLQ(i)];
-		spin_lock_init(&dev->dbqs[i].lock);
+		vrdma_dbq_setup(&dev->dbqs[i], vqs[VIRTIO_RDMA_DOORBELLQ(i)]);
 	}
 out:
 	kfree(info);

@@ -118,6 +118,7 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	mutex_init(&qp->modify_lock);
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
+	INIT_LIST_HEAD(&qp->db_link);
 
 	err = vrdma_ring_alloc(dev, &qp->sq, sq_depth, sq_log2);
 	if (err)
@@ -413,6 +414,8 @@ int vrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		return err;
 
 	vrdma_qp_unpublish(dev, qp);
+	/* No doorbellq may keep an owed doorbell of the QP once it is freed. */
+	vrdma_doorbells_forget(qp);
 	vrdma_user_ring_release(&qp->sq, &qp->sq_umap, err);
 	vrdma_user_ring_release(&qp->rq, &qp->rq_umap, err);
 	if (err) {

@@ -223,8 +223,7 @@ int vrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		return vrdma_ring_doorbell(dev, VIRTIO_RDMA_DOORBELL_SQ,
-					   qp->handle);
+		return vrdma_ring_doorbell(qp, VIRTIO_RDMA_DOORBELL_SQ);
 	}
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	state = READ_ONCE(qp->state);
@@ -253,8 +252,12 @@ int vrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		doorbell = vrdma_ring_publish(ring, old);
 out:
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	/*
+	 * Sent or owed; an error means a broken virtqueue, and the WRs are in
+	 * the ring all the same: they stay posted.
+	 */
 	if (doorbell)
-		vrdma_ring_doorbell(dev, VIRTIO_RDMA_DOORBELL_SQ, qp->handle);
+		vrdma_ring_doorbell(qp, VIRTIO_RDMA_DOORBELL_SQ);
 	if (err)
 		*bad_wr = wr;
 	return err;
@@ -263,7 +266,6 @@ out:
 int vrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr)
 {
-	struct vrdma_dev *dev = to_vdev(ibqp->device);
 	struct vrdma_qp *qp = to_vqp(ibqp);
 	struct vrdma_ring *ring = &qp->rq;
 	struct virtio_rdma_rq_wqe *wqe;
@@ -278,8 +280,7 @@ int vrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			return -EINVAL;
 		}
 		return qp->rq.depth ?
-		       vrdma_ring_doorbell(dev, VIRTIO_RDMA_DOORBELL_RQ,
-					   qp->handle) : -EINVAL;
+		       vrdma_ring_doorbell(qp, VIRTIO_RDMA_DOORBELL_RQ) : -EINVAL;
 	}
 	spin_lock_irqsave(&qp->rq_lock, flags);
 	if (!ring->buf || READ_ONCE(qp->state) == IB_QPS_RESET) {
@@ -309,7 +310,7 @@ int vrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 out:
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
 	if (doorbell)
-		vrdma_ring_doorbell(dev, VIRTIO_RDMA_DOORBELL_RQ, qp->handle);
+		vrdma_ring_doorbell(qp, VIRTIO_RDMA_DOORBELL_RQ);
 	if (err)
 		*bad_wr = wr;
 	return err;
