@@ -172,5 +172,8 @@ bench_net_teardown() {
 	for d in "$A" "$B" $SIW_A $SIW_B; do
 		ip netns del "$d" 2>/dev/null
 	done
+	# rdma_rxe holds UDP 4791 of the initial namespace while it is loaded, where the
+	# NVMe runs put a virtio_rdma device next.
+	modprobe -r rdma_rxe 2>/dev/null
 	return 0
 }
