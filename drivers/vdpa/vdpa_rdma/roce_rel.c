@@ -232,6 +232,32 @@ u64 roce_rel_rto_ns(const struct roce_rel_rtt *rtt, u64 timeout_ns)
 EXPORT_SYMBOL_IF_KUNIT(roce_rel_rto_ns);
 
 /**
+ * roce_rel_backoff_ns - the retransmission timeout after timeouts in a row
+ * @rto_ns: the timeout from roce_rel_rto_ns()
+ * @timeout_ns: the Local ACK Timeout, 0 for none
+ * @backoff: timeouts since the last progress
+ *
+ * Each timeout in a row doubles the wait, so that a responder slower than
+ * the timeout is not sent the whole window again and again, but never
+ * beyond four times the Local ACK Timeout (or ROCE_REL_BACKOFF_FLOOR_NS,
+ * whichever is longer): without a bound, a few losses of one packet in a
+ * row at rdma_cm's 0.5 s timeout, stretched by a long RTT on a starved
+ * CPU, stall the QP for longer than nvme-rdma's 30 s I/O timeout.
+ *
+ * Return: nanoseconds, 0 for none.
+ */
+u64 roce_rel_backoff_ns(u64 rto_ns, u64 timeout_ns, unsigned int backoff)
+{
+	u64 cap = max_t(u64, 4 * timeout_ns, ROCE_REL_BACKOFF_FLOOR_NS);
+
+	if (!rto_ns || rto_ns >= cap)
+		return rto_ns;
+	/* rto_ns < cap < 2^40: no shift below overflows before the clamp. */
+	return min_t(u64, rto_ns << min(backoff, 20U), cap);
+}
+EXPORT_SYMBOL_IF_KUNIT(roce_rel_backoff_ns);
+
+/**
  * roce_rel_probe_ns - when to probe for a lost tail
  * @rtt: the RTT estimate
  * @rto_ns: the retransmission timeout, 0 if the QP has none

@@ -278,6 +278,28 @@ static void xport_probe_ns(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, roce_rel_probe_ns(&r, 34000002), 17000000ull);
 }
 
+/* Doubling per timeout in a row, bounded by 4x the timeout or 1 s. */
+static void xport_backoff(struct kunit *test)
+{
+	u64 t = 536870912ull;		/* rdma_cm's RoCE timeout 17: 0.54 s */
+	u64 p = 67108864ull;		/* perftest's timeout 14: 67 ms */
+
+	KUNIT_EXPECT_EQ(test, roce_rel_backoff_ns(0, 0, 3), 0ull);
+	KUNIT_EXPECT_EQ(test, roce_rel_backoff_ns(t, t, 0), t);
+	KUNIT_EXPECT_EQ(test, roce_rel_backoff_ns(t, t, 1), 2 * t);
+	KUNIT_EXPECT_EQ(test, roce_rel_backoff_ns(t, t, 2), 4 * t);
+	/* Three timeouts in a row wait 4x, not 8x: 2.1 s, not 4.3 s. */
+	KUNIT_EXPECT_EQ(test, roce_rel_backoff_ns(t, t, 3), 4 * t);
+	KUNIT_EXPECT_EQ(test, roce_rel_backoff_ns(4 * t, t, 6), 4 * t);
+	/* A short timeout may back off to the floor. */
+	KUNIT_EXPECT_EQ(test, roce_rel_backoff_ns(p, p, 3), 8 * p);
+	KUNIT_EXPECT_EQ(test, roce_rel_backoff_ns(p, p, 6),
+			(u64)ROCE_REL_BACKOFF_FLOOR_NS);
+	/* Any count, no overflow. */
+	KUNIT_EXPECT_EQ(test, roce_rel_backoff_ns(p, p, 255),
+			(u64)ROCE_REL_BACKOFF_FLOOR_NS);
+}
+
 static void xport_cwnd(struct kunit *test)
 {
 	u32 w = ROCE_REL_CWND_MAX;
@@ -372,6 +394,7 @@ static struct kunit_case xport_cases[] = {
 	KUNIT_CASE(xport_rtt_sample),
 	KUNIT_CASE(xport_rto_ns),
 	KUNIT_CASE(xport_probe_ns),
+	KUNIT_CASE(xport_backoff),
 	KUNIT_CASE(xport_cwnd),
 	KUNIT_CASE(xport_read_resp),
 	KUNIT_CASE(xport_resp_psn),

@@ -79,7 +79,7 @@ struct vdr_rdatom {
 	u64 orig;
 };
 
-/* Consecutive timeouts double the retransmission timer up to 2^this. */
+/* Timeouts in a row counted for the backoff (roce_rel_backoff_ns()). */
 #define VDR_TMO_BACKOFF_MAX	6
 
 struct vdr_xqp {

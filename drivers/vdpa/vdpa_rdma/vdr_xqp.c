@@ -85,7 +85,8 @@ static enum hrtimer_restart vdr_rnr_fn(struct hrtimer *t)
 /*
  * (Re)start the retransmission timer: 4.096 us * 2^timeout, 0 = none,
  * stretched up to 4x by the measured RTT (roce_rel_rto_ns()) and
- * doubled for each timeout since the last progress.  A responder slower
+ * doubled for each timeout since the last progress, up to a bound
+ * (roce_rel_backoff_ns()).  A responder slower
  * than the timeout (a software device on a busy CPU) otherwise gets the
  * whole window again on every expiry, queued ahead of the new requests it
  * has yet to acknowledge: each timeout then causes the next, until the
@@ -95,12 +96,12 @@ static enum hrtimer_restart vdr_rnr_fn(struct hrtimer *t)
  */
 void vdr_xqp_timer_arm(struct vdr_xqp *x)
 {
-	u64 ns = roce_rel_timeout_ns(x->qp->attr.timeout), probe;
+	u64 tmo = roce_rel_timeout_ns(x->qp->attr.timeout), ns, probe;
 
-	if (!ns)
+	if (!tmo)
 		return;
-	ns = roce_rel_rto_ns(&x->rtt, ns);
-	ns <<= min_t(u8, x->tmo_backoff, VDR_TMO_BACKOFF_MAX);
+	ns = roce_rel_backoff_ns(roce_rel_rto_ns(&x->rtt, tmo), tmo,
+				 x->tmo_backoff);
 	probe = x->probed ? 0 : roce_rel_probe_ns(&x->rtt, ns);
 	x->probe_armed = probe != 0;
 	hrtimer_start(&x->retrans_timer, ns_to_ktime(probe ?: ns),
