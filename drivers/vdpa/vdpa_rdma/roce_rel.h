@@ -85,8 +85,8 @@ struct roce_rel_rtt {
 
 void roce_rel_rtt_sample(struct roce_rel_rtt *rtt, u64 sample_ns);
 u64 roce_rel_rto_ns(const struct roce_rel_rtt *rtt, u64 timeout_ns);
-/* The longest the timer waits, however many timeouts in a row (1 s floor). */
-#define ROCE_REL_BACKOFF_FLOOR_NS	NSEC_PER_SEC
+/* The timer waits at most 4x the Local ACK Timeout, and may wait 1 s. */
+#define ROCE_REL_RTO_FLOOR_NS	NSEC_PER_SEC
 u64 roce_rel_backoff_ns(u64 rto_ns, u64 timeout_ns, unsigned int backoff);
 u64 roce_rel_probe_ns(const struct roce_rel_rtt *rtt, u64 rto_ns);
 

@@ -277,6 +277,8 @@ struct vdr_dev {
 	struct vdr_gid gids[VDR_GID_TBL_LEN];
 
 	atomic64_t stats[VIRTIO_RDMA_NUM_STATS];
+	/* Received packets queued to the QPs, all together (vdr_xqp.c). */
+	atomic_t rx_backlog;
 
 	/* RoCEv2 transport state (xport.h); NULL while not attached. */
 	struct vdr_xdev *xdev;

@@ -247,12 +247,22 @@ static void xport_rto_ns(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, roce_rel_rto_ns(&r, t), t);
 	r.srtt_ns = 100000000;
 	KUNIT_EXPECT_EQ(test, roce_rel_rto_ns(&r, 0), 0ull);
-	/* SRTT + 4 * RTTVAR, never below the timeout nor above 4x it. */
+	/*
+	 * SRTT + 4 * RTTVAR, never below the timeout nor above 4x it or
+	 * 1 s, whichever is longer.
+	 */
 	r = (struct roce_rel_rtt){ .srtt_ns = 60000000, .rttvar_ns = 10000000 };
 	KUNIT_EXPECT_EQ(test, roce_rel_rto_ns(&r, t), 100000000ull);
 	r.rttvar_ns = 1000000;
 	KUNIT_EXPECT_EQ(test, roce_rel_rto_ns(&r, t), t);
+	/* A starved responder: 460 ms, beyond 4x the 67 ms timeout. */
 	r.rttvar_ns = 100000000;
+	KUNIT_EXPECT_EQ(test, roce_rel_rto_ns(&r, t), 460000000ull);
+	r.rttvar_ns = 1000000000;
+	KUNIT_EXPECT_EQ(test, roce_rel_rto_ns(&r, t),
+			(u64)ROCE_REL_RTO_FLOOR_NS);
+	/* rdma_cm's 0.54 s timeout: up to 4x, 2.1 s. */
+	t = roce_rel_timeout_ns(17);
 	KUNIT_EXPECT_EQ(test, roce_rel_rto_ns(&r, t), 4 * t);
 }
 
@@ -294,10 +304,10 @@ static void xport_backoff(struct kunit *test)
 	/* A short timeout may back off to the floor. */
 	KUNIT_EXPECT_EQ(test, roce_rel_backoff_ns(p, p, 3), 8 * p);
 	KUNIT_EXPECT_EQ(test, roce_rel_backoff_ns(p, p, 6),
-			(u64)ROCE_REL_BACKOFF_FLOOR_NS);
+			(u64)ROCE_REL_RTO_FLOOR_NS);
 	/* Any count, no overflow. */
 	KUNIT_EXPECT_EQ(test, roce_rel_backoff_ns(p, p, 255),
-			(u64)ROCE_REL_BACKOFF_FLOOR_NS);
+			(u64)ROCE_REL_RTO_FLOOR_NS);
 }
 
 static void xport_cwnd(struct kunit *test)

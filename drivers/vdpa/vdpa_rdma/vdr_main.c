@@ -452,6 +452,7 @@ static int vdr_dev_init(struct vdr_dev *dev, const char *name, u16 nqp)
 	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);
 	for (i = 0; i < VIRTIO_RDMA_NUM_STATS; i++)
 		atomic64_set(&dev->stats[i], 0);
+	atomic_set(&dev->rx_backlog, 0);
 	strscpy(dev->name, name, sizeof(dev->name));
 	vhost_iotlb_init(&dev->iotlb, max_iotlb_entries, 0);
 	dev->nqp = nqp;

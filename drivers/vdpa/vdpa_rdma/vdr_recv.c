@@ -109,7 +109,7 @@ static int vdr_recv_parse(struct vdr_dev *dev, struct vdr_qp *qp,
  * being answered, the responder takes no new request (PSN order), but
  * responses for the requester go on.
  */
-static bool vdr_recv_must_wait(struct vdr_xqp *x, struct sk_buff *skb)
+bool vdr_recv_must_wait(struct vdr_xqp *x, struct sk_buff *skb)
 {
 	const struct roce_opcode_info *info;
 	u8 raw, *op;
@@ -136,13 +136,7 @@ bool vdr_recv_process(struct vdr_dev *dev, struct vdr_qp *qp)
 	int i, err;
 
 	for (i = 0; i < VDR_XQP_BUDGET; i++) {
-		spin_lock_irq(&x->rxq.lock);
-		skb = skb_peek(&x->rxq);
-		if (skb && vdr_recv_must_wait(x, skb))
-			skb = NULL;
-		if (skb)
-			__skb_unlink(skb, &x->rxq);
-		spin_unlock_irq(&x->rxq.lock);
+		skb = vdr_xqp_rx_dequeue(x);
 		if (!skb)
 			return false;
 		err = vdr_recv_parse(dev, qp, skb, &pkt);

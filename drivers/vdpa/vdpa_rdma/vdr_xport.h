@@ -157,6 +157,16 @@ static inline void vdr_xqp_note_doorbell(struct vdr_xqp *x, u32 type)
 		VDR_XQP_EV_RQ_DB, &x->events);
 }
 
+/*
+ * Received packets a device holds for its QPs at most, like a NIC's buffer
+ * or the kernel's input backlog (netdev_max_backlog): beyond, it drops, and
+ * the senders' windows shrink on the loss.  Without a bound the same-host
+ * path, which no netdev limits, queues whole windows of many QPs; the
+ * queueing delay then outgrows the retransmission timeout and every
+ * timeout sends the windows again (congestion collapse).
+ */
+#define VDR_RX_BACKLOG_MAX	1000
+
 /* Packets a QP processes, and sends, per run of its work (fairness). */
 #define VDR_XQP_BUDGET		64
 
@@ -225,6 +235,7 @@ void vdr_net_free(struct vdr_dev *dev);
 /* ---- vdr_recv.c ---- */
 void vdr_recv_queue(struct vdr_dev *dev, struct sk_buff *skb);
 bool vdr_recv_process(struct vdr_dev *dev, struct vdr_qp *qp);
+bool vdr_recv_must_wait(struct vdr_xqp *x, struct sk_buff *skb);
 
 /* ---- vdr_xqp.c ---- */
 int vdr_xqp_create(struct vdr_dev *dev, struct vdr_qp *qp);
@@ -233,6 +244,7 @@ void vdr_xqp_state(struct vdr_dev *dev, struct vdr_qp *qp, u8 next);
 int vdr_xqp_prepare(struct vdr_qp *qp, u8 next, u32 max_dest_rd_atomic);
 void vdr_xqp_schedule(struct vdr_xqp *x);
 bool vdr_xqp_rx_enqueue(struct vdr_xqp *x, struct sk_buff *skb, u32 limit);
+struct sk_buff *vdr_xqp_rx_dequeue(struct vdr_xqp *x);
 void vdr_xqp_kick(struct vdr_dev *dev, struct vdr_qp *qp);
 void vdr_xqp_doorbell(struct vdr_qp *qp, u32 type) __releases(RCU);
 void vdr_xqp_kill(struct vdr_qp *qp);

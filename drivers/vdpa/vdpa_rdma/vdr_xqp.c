@@ -48,14 +48,49 @@ bool vdr_xqp_rx_enqueue(struct vdr_xqp *x, struct sk_buff *skb, u32 limit)
 	unsigned long flags;
 	bool queued = false;
 
+	/* Racy by a few packets across QPs, which a buffer bound allows. */
+	if (atomic_read(&x->dev->rx_backlog) >= VDR_RX_BACKLOG_MAX)
+		return false;
 	spin_lock_irqsave(&x->rxq.lock, flags);
 	if (!x->dead && skb_queue_len(&x->rxq) < limit) {
 		__skb_queue_tail(&x->rxq, skb);
+		atomic_inc(&x->dev->rx_backlog);
 		queue_work(vdr_wq, &x->work);
 		queued = true;
 	}
 	spin_unlock_irqrestore(&x->rxq.lock, flags);
 	return queued;
+}
+
+/*
+ * The next received packet, unless the responder must finish a READ
+ * response before it takes another request (vdr_recv_must_wait()).
+ */
+struct sk_buff *vdr_xqp_rx_dequeue(struct vdr_xqp *x)
+{
+	struct sk_buff *skb;
+
+	spin_lock_irq(&x->rxq.lock);
+	skb = skb_peek(&x->rxq);
+	if (skb && vdr_recv_must_wait(x, skb))
+		skb = NULL;
+	if (skb) {
+		__skb_unlink(skb, &x->rxq);
+		atomic_dec(&x->dev->rx_backlog);
+	}
+	spin_unlock_irq(&x->rxq.lock);
+	return skb;
+}
+
+/* Drop every queued packet. */
+static void vdr_xqp_rx_purge(struct vdr_xqp *x)
+{
+	struct sk_buff *skb;
+
+	while ((skb = skb_dequeue(&x->rxq))) {
+		atomic_dec(&x->dev->rx_backlog);
+		kfree_skb(skb);
+	}
 }
 
 void vdr_xqp_kick(struct vdr_dev *dev, struct vdr_qp *qp)
@@ -84,12 +119,12 @@ static enum hrtimer_restart vdr_rnr_fn(struct hrtimer *t)
 
 /*
  * (Re)start the retransmission timer: 4.096 us * 2^timeout, 0 = none,
- * stretched up to 4x by the measured RTT (roce_rel_rto_ns()) and
- * doubled for each timeout since the last progress, up to a bound
- * (roce_rel_backoff_ns()).  A responder slower
- * than the timeout (a software device on a busy CPU) otherwise gets the
- * whole window again on every expiry, queued ahead of the new requests it
- * has yet to acknowledge: each timeout then causes the next, until the
+ * stretched by the measured RTT (roce_rel_rto_ns()) and doubled for each
+ * timeout since the last progress (roce_rel_backoff_ns()), both up to 4x
+ * the timeout or 1 s, whichever is longer.  A responder slower than the
+ * timeout (a software device on a busy CPU) otherwise gets the whole
+ * window again on every expiry, queued ahead of the new requests it has
+ * yet to acknowledge: each timeout then causes the next, until the
  * retries run out.  The spec's timeout is a minimum; waiting longer is
  * allowed.  Once per progress the timer first fires early, as the
  * tail-loss probe (roce_rel_probe_ns()).
@@ -141,7 +176,7 @@ static void vdr_xqp_quiesce(struct vdr_xqp *x)
 {
 	hrtimer_cancel(&x->retrans_timer);
 	hrtimer_cancel(&x->rnr_timer);
-	skb_queue_purge(&x->rxq);
+	vdr_xqp_rx_purge(x);
 	x->events = 0;
 	x->rd_active = false;
 }
@@ -178,7 +213,7 @@ void vdr_xqp_destroy(struct vdr_dev *dev, struct vdr_qp *qp)
 	hrtimer_cancel(&x->retrans_timer);
 	hrtimer_cancel(&x->rnr_timer);
 	cancel_work_sync(&x->work);
-	skb_queue_purge(&x->rxq);
+	vdr_xqp_rx_purge(x);
 	kvfree(x->swq);
 	kvfree(x->rdatom);
 	qp->xqp = NULL;
