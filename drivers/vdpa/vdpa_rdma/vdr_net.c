@@ -510,22 +510,29 @@ static bool vdr_net_port_up(struct vdr_dev *dev)
 /*
  * The device of this kernel that owns @dgid when both it and @dev take the
  * same-host path and both ports are up; NULL otherwise (then the wire).
- * Under RCU, which keeps the result until rcu_read_unlock().
+ * Devices in different namespaces may own the same address: then only
+ * routing knows which one the packet is for, and the wire decides.  Under
+ * RCU, which keeps the result until rcu_read_unlock().
  */
 static struct vdr_dev *vdr_net_local_peer(struct vdr_dev *dev,
 					  const u8 *dgid)
 {
 	const struct in6_addr *a = (const struct in6_addr *)dgid;
+	struct vdr_dev *peer = NULL;
 	struct vdr_xdev *x;
 
 	if (!READ_ONCE(dev->same_host))
 		return NULL;
 	list_for_each_entry_rcu(x, &vdr_local_devs, local_entry) {
-		if (!READ_ONCE(x->dev->same_host) || !vdr_dev_has_gid(x->dev, a))
+		if (!vdr_dev_has_gid(x->dev, a))
 			continue;
-		return vdr_net_port_up(x->dev) ? x->dev : NULL;
+		if (peer)
+			return NULL;
+		peer = x->dev;
 	}
-	return NULL;
+	if (!peer || !READ_ONCE(peer->same_host) || !vdr_net_port_up(peer))
+		return NULL;
+	return peer;
 }
 
 /* Counted like RX: the UDP payload, BTH through ICRC. */
