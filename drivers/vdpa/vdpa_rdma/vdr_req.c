@@ -138,6 +138,29 @@ static bool vdr_req_will_return(struct vdr_qp *qp)
 }
 
 /*
+ * Runs of the QP's work that look at a drained SQ again before asking for
+ * a doorbell, when the application was streaming (its newest WQE was
+ * fetched while others were outstanding).  Such an application posts again
+ * as soon as it has polled the completions the device just wrote, and
+ * would otherwise ring a doorbell - a system call for a user QP - each
+ * time the device catches up with it.  Bounded polling: at most this many
+ * extra runs, behind the other QPs, per drain; none for a ping-pong, which
+ * has one WQE outstanding at a time, and none once the SQ stays idle.
+ */
+#define VDR_SQ_LINGER_RUNS	8
+
+static bool vdr_req_linger(struct vdr_qp *qp)
+{
+	struct vdr_xqp *x = qp->xqp;
+
+	x->sq_lingering = x->sq_streaming &&
+			  x->sq_lingers < VDR_SQ_LINGER_RUNS;
+	if (x->sq_lingering)
+		x->sq_lingers++;
+	return x->sq_lingering;
+}
+
+/*
  * Copy the WQE at sq_fetched.  Returns false when there is none; a ring
  * whose prod is impossible makes the QP fatal.
  */
@@ -149,6 +172,7 @@ static bool vdr_req_fetch(struct vdr_dev *dev, struct vdr_qp *qp)
 	struct vdr_swqe *w;
 	u32 prod, n;
 
+	x->sq_lingering = false;
 	/* Pairs with the driver's release of prod after writing the WQE. */
 	prod = le32_to_cpu(smp_load_acquire(&ring->ctl->prod));
 	if (prod == x->sq_fetched) {
@@ -157,7 +181,7 @@ static bool vdr_req_fetch(struct vdr_dev *dev, struct vdr_qp *qp)
 		 * back (ACK, NAK or timeout) and it looks at prod then: a
 		 * streaming application needs no doorbells meanwhile.
 		 */
-		if (vdr_req_will_return(qp)) {
+		if (vdr_req_will_return(qp) || vdr_req_linger(qp)) {
 			WRITE_ONCE(ring->ctl->notify,
 				   cpu_to_le32(prod + VIRTIO_RDMA_NOTIFY_OFF));
 			return false;
@@ -187,6 +211,8 @@ static bool vdr_req_fetch(struct vdr_dev *dev, struct vdr_qp *qp)
 	w = &x->swq[x->sq_fetched & (ring->depth - 1)];
 	memset(w, 0, sizeof(*w));
 	memcpy(&w->wqe, src, sizeof(w->wqe));
+	x->sq_streaming = x->sq_fetched != qp->sq_cons;
+	x->sq_lingers = 0;
 	x->sq_fetched++;
 
 	if (w->wqe.flags & VIRTIO_RDMA_WQE_F_INLINE) {
@@ -432,7 +458,7 @@ bool vdr_req_process(struct vdr_dev *dev, struct vdr_qp *qp)
 		if (x->rnr_wait)
 			return false;
 		if (x->sq_next == x->sq_fetched && !vdr_req_fetch(dev, qp))
-			return false;
+			return x->sq_lingering;
 		if (qp->state != VIRTIO_RDMA_QPS_RTS)
 			return false;
 		w = &x->swq[x->sq_next & (qp->sq.depth - 1)];

@@ -109,6 +109,10 @@ struct vdr_xqp {
 	bool rtt_valid;			/* rtt_psn is being timed */
 	bool probe_armed;		/* the timer is the tail-loss probe */
 	bool probed;			/* probe sent since the last progress */
+	/* Bounded polling of a streaming SQ that drained (vdr_req_fetch()). */
+	bool sq_streaming;		/* newest WQE fetched behind others */
+	bool sq_lingering;		/* looking again without a doorbell */
+	u8 sq_lingers;			/* looks since the SQ drained */
 	bool rnr_wait;
 	bool gap_valid;			/* went back to gap_psn already */
 	u32 gap_psn;

@@ -225,6 +225,9 @@ static void vdr_xqp_req_init(struct vdr_qp *qp, struct vdr_xqp *x)
 {
 	x->sq_fetched = qp->sq_cons;
 	x->sq_next = qp->sq_cons;
+	x->sq_streaming = false;
+	x->sq_lingering = false;
+	x->sq_lingers = 0;
 	x->req_off = 0;
 	x->req_psn = roce_psn_mask(le32_to_cpu(qp->attr.sq_psn));
 	x->sent_psn = x->req_psn;
