@@ -114,13 +114,22 @@ static void vdr_comp_progress(struct vdr_qp *qp, u32 psn)
 		x->gap_valid = false;
 	x->retry_left = qp->attr.retry_cnt;
 	x->rnr_left = qp->attr.rnr_retry;
-	x->tmo_backoff = 0;
 	x->cwnd = roce_rel_cwnd_ack(x->cwnd);
+	/*
+	 * The timer stays backed off until an ACK for a packet sent once
+	 * (Karn): an ACK for one sent again may answer either copy and says
+	 * nothing of the RTT, and a responder late enough for one timeout,
+	 * with a queue that the retransmission only lengthened, is likely
+	 * late again: resetting the backoff on any ACK would arm the short
+	 * timer at once, before the responder has caught up.
+	 */
 	if (x->rtt_valid && roce_psn_after_eq(psn, x->rtt_psn)) {
 		roce_rel_rtt_sample(&x->rtt, ktime_get_ns() - x->rtt_t0);
 		x->rtt_valid = false;
+		x->tmo_backoff = 0;
 	}
 	x->probed = false;
+	x->probing = false;
 	vdr_req_acked(qp);
 	vdr_xqp_timer_arm(x);
 }
@@ -381,7 +390,15 @@ void vdr_comp_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 	}
 }
 
-/* The retransmission timer expired: go back to the first unacknowledged PSN. */
+/*
+ * The retransmission timer expired: send the first unacknowledged packet
+ * again, alone, as the loss probe does (vdr_req_probe()), and the rest once
+ * its ACK says what the responder lacks.  After this long without an ACK,
+ * one round trip more costs little, and the likeliest cause is not that a
+ * whole window was lost: on a busy CPU the window's ACKs are late, or a
+ * full queue dropped its tail, and going back N would send the window
+ * again to a responder that has most of it.
+ */
 void vdr_comp_timeout(struct vdr_dev *dev, struct vdr_qp *qp)
 {
 	struct vdr_xqp *x = qp->xqp;
@@ -392,16 +409,11 @@ void vdr_comp_timeout(struct vdr_dev *dev, struct vdr_qp *qp)
 	     qp->state != VIRTIO_RDMA_QPS_SQD))
 		return;
 	if (x->probe_armed) {
-		/*
-		 * Go back N without using up a retry: this also gets past a
-		 * lost NAK, after which the responder drops every packet but
-		 * the one it expects.
-		 */
 		x->probe_armed = false;
 		if (!vdr_comp_outstanding(qp) || x->rnr_wait)
 			return;
 		x->probed = true;
-		vdr_req_retransmit(dev, qp, roce_psn_add(x->acked_psn, 1));
+		vdr_req_probe(dev, qp);
 		vdr_xqp_timer_arm(x);
 		return;
 	}
@@ -423,6 +435,8 @@ void vdr_comp_timeout(struct vdr_dev *dev, struct vdr_qp *qp)
 		x->tmo_backoff++;
 	x->cwnd = roce_rel_cwnd_loss(x->cwnd);
 	x->gap_valid = false;
-	vdr_req_retransmit(dev, qp, roce_psn_add(x->acked_psn, 1));
+	/* Until progress, the next expiry is the backed-off timeout. */
+	x->probed = true;
+	vdr_req_probe(dev, qp);
 	vdr_xqp_timer_arm(x);
 }

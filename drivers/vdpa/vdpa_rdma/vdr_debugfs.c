@@ -47,9 +47,10 @@ static void vdr_dbg_xqp(struct seq_file *s, struct vdr_qp *qp)
 		   x->sent_psn, x->acked_psn, x->cwnd, x->retry_left,
 		   x->rnr_left, x->tmo_backoff, x->rtt.srtt_ns / NSEC_PER_USEC,
 		   x->rtt.rttvar_ns / NSEC_PER_USEC);
-	seq_printf(s, " rnr_wait %d gap %d/%u probe %d/%d timer %d rxq %u",
+	seq_printf(s, " rnr_wait %d gap %d/%u probe %d/%d/%d/%u timer %d rxq %u",
 		   x->rnr_wait, x->gap_valid, x->gap_psn, x->probe_armed,
-		   x->probed, hrtimer_active(&x->retrans_timer),
+		   x->probed, x->probing, x->probe_psn,
+		   hrtimer_active(&x->retrans_timer),
 		   skb_queue_len(&x->rxq));
 	seq_printf(s, " epsn %u msn %u nak_sent %d ack_pending %d rwqe %d",
 		   x->epsn, x->msn, x->nak_sent, x->ack_pending,

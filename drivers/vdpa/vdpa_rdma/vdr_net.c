@@ -153,13 +153,16 @@ static struct vdr_xdev *vdr_net_find(struct vdr_net *vn,
 	return found;
 }
 
-/* A RoCE packet for @dev, data = UDP header: count it and queue it. */
-static void vdr_net_rx(struct vdr_dev *dev, struct sk_buff *skb)
+/*
+ * A RoCE packet for @dev, data = UDP header: count it and queue it.
+ * Returns what vdr_recv_queue() does.
+ */
+static int vdr_net_rx(struct vdr_dev *dev, struct sk_buff *skb)
 {
 	vdr_stat_inc(dev, VIRTIO_RDMA_STAT_RX_PACKETS);
 	atomic64_add(skb->len - sizeof(struct udphdr),
 		     &dev->stats[VIRTIO_RDMA_STAT_RX_BYTES]);
-	vdr_recv_queue(dev, skb);
+	return vdr_recv_queue(dev, skb);
 }
 
 /* UDP encap_rcv: softirq, under RCU. skb->data is the UDP header. */
@@ -542,10 +545,13 @@ static void vdr_net_tx_count(struct vdr_dev *dev, unsigned int len)
 	atomic64_add(len, &dev->stats[VIRTIO_RDMA_STAT_TX_BYTES]);
 }
 
-/* Same-host: headers as on the wire, no ICRC, straight to @peer's QP. */
-static void vdr_net_local_send(struct vdr_dev *dev, struct vdr_dev *peer,
-			       const struct virtio_rdma_av *av, const u8 *sgid,
-			       struct sk_buff *skb)
+/*
+ * Same-host: headers as on the wire, no ICRC, straight to @peer's QP.
+ * Consumes @skb; -ENOBUFS when @peer's queues were full and dropped it.
+ */
+static int vdr_net_local_send(struct vdr_dev *dev, struct vdr_dev *peer,
+			      const struct virtio_rdma_av *av, const u8 *sgid,
+			      struct sk_buff *skb)
 {
 	unsigned int len = skb->len - sizeof(struct udphdr);
 
@@ -556,7 +562,7 @@ static void vdr_net_local_send(struct vdr_dev *dev, struct vdr_dev *peer,
 	__skb_pull(skb, skb_transport_offset(skb));
 	VDR_SKB_CB(skb)->same_host = true;
 	vdr_net_tx_count(dev, len);
-	vdr_net_rx(peer, skb);
+	return vdr_net_rx(peer, skb) == -ENOBUFS ? -ENOBUFS : 0;
 }
 
 /* Wire: ICRC, then the IP layer.  Consumes @skb. */
@@ -599,8 +605,10 @@ static int vdr_net_wire_send(struct vdr_dev *dev, struct sk_buff *skb)
  * IP layer.
  *
  * Return: 0; -ENODEV (no netdev), -EINVAL (bad address vector) or
- * -EHOSTUNREACH, or a negative errno when the IP layer dropped the packet
- * (the transport's retransmission recovers, as from any loss).
+ * -EHOSTUNREACH, or a negative errno when the packet was dropped on its
+ * way (the transport's retransmission recovers, as from any loss):
+ * -ENOBUFS when a queue was full, which the requester takes as a sign
+ * of congestion.
  */
 int vdr_net_xmit(struct vdr_dev *dev, const struct virtio_rdma_av *av,
 		 struct sk_buff *skb, u16 sport)
@@ -635,9 +643,9 @@ int vdr_net_xmit(struct vdr_dev *dev, const struct virtio_rdma_av *av,
 	vdr_push_udp(skb, sport);
 	peer = vdr_net_port_up(dev) ? vdr_net_local_peer(dev, av->dgid) : NULL;
 	if (peer) {
-		vdr_net_local_send(dev, peer, av, sgid.gid, skb);
+		ret = vdr_net_local_send(dev, peer, av, sgid.gid, skb);
 		rcu_read_unlock();
-		return 0;
+		return ret;
 	}
 	net = dev_net(ndev);
 	if (v4) {

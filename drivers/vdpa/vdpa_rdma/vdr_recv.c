@@ -36,9 +36,14 @@ static u32 vdr_recv_limit(const struct vdr_qp *qp)
  * @skb: data is the UDP header; consumed
  *
  * Softirq, under RCU, which keeps the QP and its transport state.
+ *
+ * Return: 0 when queued; -ENOBUFS when dropped because the QP's or the
+ * device's queue is full (congestion, which a same-host sender learns at
+ * once: vdr_net_xmit()); -ENOENT when dropped for having no QP to go to.
  */
-void vdr_recv_queue(struct vdr_dev *dev, struct sk_buff *skb)
+int vdr_recv_queue(struct vdr_dev *dev, struct sk_buff *skb)
 {
+	int ret = -ENOENT;
 	struct vdr_xqp *x;
 	struct vdr_qp *qp;
 	__be32 raw, *p;
@@ -49,11 +54,15 @@ void vdr_recv_queue(struct vdr_dev *dev, struct sk_buff *skb)
 	qp = xa_load(&dev->qps, be32_to_cpu(*p) & ROCE_QPN_MASK);
 	/* Pairs with the release in vdr_xqp_create(). */
 	x = qp ? smp_load_acquire(&qp->xqp) : NULL;
-	if (x && vdr_xqp_rx_enqueue(x, skb, vdr_recv_limit(qp)))
-		return;
+	if (!x)
+		goto drop;
+	if (vdr_xqp_rx_enqueue(x, skb, vdr_recv_limit(qp)))
+		return 0;
+	ret = -ENOBUFS;
 drop:
 	vdr_stat_inc(dev, VIRTIO_RDMA_STAT_RX_DROPPED);
 	kfree_skb(skb);
+	return ret;
 }
 
 static bool vdr_recv_type_ok(const struct vdr_qp *qp, u8 opcode)

@@ -292,8 +292,8 @@ static u8 vdr_req_opcode(const struct vdr_qp *qp,
 /*
  * Whether a packet asks for an ACK: the last of a message; one in every
  * VDR_REQ_ACK_EVERY; every one once half the window is unacknowledged,
- * or the requester would wait for an ACK that nothing asked for; and the
- * newest packet sent again (the tail-loss probe).
+ * or the requester would wait for an ACK that nothing asked for; the
+ * newest packet sent again; and the loss probe (vdr_req_probe()).
  */
 static bool vdr_req_ack_req(const struct vdr_xqp *x, u32 npsn, bool last)
 {
@@ -301,7 +301,7 @@ static bool vdr_req_ack_req(const struct vdr_xqp *x, u32 npsn, bool last)
 
 	return last || !(x->req_psn % VDR_REQ_ACK_EVERY) ||
 	       roce_psn_diff(end, x->acked_psn) > (s32)x->cwnd / 2 ||
-	       end == x->sent_psn;
+	       end == x->sent_psn || x->probing;
 }
 
 /* Send the next packet of @w; returns false if the WQE failed. */
@@ -400,6 +400,14 @@ static bool vdr_req_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 	x->req_psn = roce_psn_add(x->req_psn, npsn);
 	if (roce_psn_after(x->req_psn, x->sent_psn))
 		x->sent_psn = x->req_psn;
+	/*
+	 * A queue on the way was full: the packet is lost, which the
+	 * responder's NAK or the timer will show, and the window halves now,
+	 * as for that NAK, so that QPs sharing a receiver's queue settle on
+	 * windows that together fit in it.
+	 */
+	if (err == -ENOBUFS && qp->type == VIRTIO_RDMA_QPT_RC)
+		x->cwnd = roce_rel_cwnd_loss(x->cwnd);
 	x->req_off += n;
 	/*
 	 * Every packet, not just a message's last: a long message stopped
@@ -488,7 +496,8 @@ bool vdr_req_process(struct vdr_dev *dev, struct vdr_qp *qp)
 						  w->read_off / x->mtu);
 		}
 		if (qp->type == VIRTIO_RDMA_QPT_RC &&
-		    roce_psn_diff(x->req_psn, x->acked_psn) > (s32)x->cwnd)
+		    (roce_psn_diff(x->req_psn, x->acked_psn) > (s32)x->cwnd ||
+		     (x->probing && x->req_psn != x->probe_psn)))
 			break;
 		vdr_req_packet(dev, qp, w);
 	}
@@ -543,11 +552,37 @@ static bool vdr_req_seek(struct vdr_qp *qp, u32 psn)
 void vdr_req_retransmit(struct vdr_dev *dev, struct vdr_qp *qp,
 			u32 psn)
 {
+	qp->xqp->probing = false;
 	if (!vdr_req_seek(qp, psn))
 		return;
 	qp->xqp->rtt_valid = false;
 	vdr_stat_inc(dev, VIRTIO_RDMA_STAT_RETRANSMITS);
 	vdr_xqp_kick(dev, qp);
+}
+
+/**
+ * vdr_req_probe - send the first unacknowledged packet again, alone
+ * @dev: the device
+ * @qp: the QP, with packets outstanding and no ACK for a while
+ *
+ * The probe asks for an ACK, and the answer says which case this is.  If
+ * the responder has everything (only the ACK is late or lost), it answers
+ * the duplicate with an ACK of all it has, and the requester goes on with
+ * new packets.  If the first unacknowledged packet was lost, or a NAK for
+ * it was, the responder drops every other packet: it takes the probe and
+ * acknowledges it alone, and the requester, still positioned right after
+ * the probe, sends the rest again.  Either way one packet was sent again,
+ * where going back N would resend the whole window: when many QPs share a
+ * busy CPU their ACKs are late rather than lost, and windows sent again
+ * only lengthen the queue that made them late.
+ */
+void vdr_req_probe(struct vdr_dev *dev, struct vdr_qp *qp)
+{
+	struct vdr_xqp *x = qp->xqp;
+
+	vdr_req_retransmit(dev, qp, roce_psn_add(x->acked_psn, 1));
+	x->probing = true;
+	x->probe_psn = x->req_psn;
 }
 
 /*

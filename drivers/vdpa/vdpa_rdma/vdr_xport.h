@@ -109,6 +109,8 @@ struct vdr_xqp {
 	bool rtt_valid;			/* rtt_psn is being timed */
 	bool probe_armed;		/* the timer is the tail-loss probe */
 	bool probed;			/* probe sent since the last progress */
+	bool probing;			/* only probe_psn goes until an answer */
+	u32 probe_psn;
 	/* Bounded polling of a streaming SQ that drained (vdr_req_fetch()). */
 	bool sq_streaming;		/* newest WQE fetched behind others */
 	bool sq_lingering;		/* looking again without a doorbell */
@@ -237,7 +239,7 @@ void vdr_net_detach(struct vdr_dev *dev);
 void vdr_net_free(struct vdr_dev *dev);
 
 /* ---- vdr_recv.c ---- */
-void vdr_recv_queue(struct vdr_dev *dev, struct sk_buff *skb);
+int vdr_recv_queue(struct vdr_dev *dev, struct sk_buff *skb);
 bool vdr_recv_process(struct vdr_dev *dev, struct vdr_qp *qp);
 bool vdr_recv_must_wait(struct vdr_xqp *x, struct sk_buff *skb);
 
@@ -263,6 +265,7 @@ void vdr_xqp_timer_arm(struct vdr_xqp *x);
 /* ---- vdr_req.c ---- */
 bool vdr_req_process(struct vdr_dev *dev, struct vdr_qp *qp);
 void vdr_req_acked(struct vdr_qp *qp);
+void vdr_req_probe(struct vdr_dev *dev, struct vdr_qp *qp);
 void vdr_req_retransmit(struct vdr_dev *dev, struct vdr_qp *qp,
 			u32 psn);
 u32 vdr_req_npkts(u32 len, u32 mtu);

@@ -241,6 +241,7 @@ static void vdr_xqp_req_init(struct vdr_qp *qp, struct vdr_xqp *x)
 	x->rtt = (struct roce_rel_rtt){};
 	x->probe_armed = false;
 	x->probed = false;
+	x->probing = false;
 	x->rnr_wait = false;
 }
 
