@@ -29,6 +29,8 @@
  * QP and schedules its work.
  *
  * Lock order: dev->lock -> qp->lock -> mr->lock -> iotlb_lock;
+ * qp->lock -> srq->lock (the SRQ's consumer side, which the works of all
+ * the QPs attached to it take; nothing is taken inside it);
  * dev->lock -> eventq vq->lock (a QP's work only trylocks it) -> ev_lock;
  * cq->lock, ev_lock and gid_lock are innermost.
  *
@@ -86,6 +88,10 @@
 #define VDR_MAX_AH			65536
 #define VDR_LOCAL_CA_ACK_DELAY	15
 #define VDR_GID_TBL_LEN		64
+/* With VIRTIO_RDMA_F_SRQ; the SRQ ring has the RQ's geometry. */
+#define VDR_MAX_SRQ			1024
+#define VDR_MAX_SRQ_WR		VDR_MAX_QP_WR
+#define VDR_MAX_SRQ_SGE		VDR_MAX_SGE
 
 /*
  * Every handle fits 24 bits: QPNs by the BTH, MR indexes by the key (index
@@ -189,12 +195,39 @@ struct vdr_cq {
 	struct rcu_head rcu;
 };
 
+/*
+ * A shared receive queue (vdr_srq.c).  Commands change it under dev->lock;
+ * the works of its QPs take WQEs under @lock.
+ */
+struct vdr_srq {
+	u32 handle;
+	u32 nr_qps;		/* QPs attached; under dev->lock */
+	struct vdr_pd *pd;
+	u32 max_sge;
+	spinlock_t lock;
+	struct vdr_ring ring;
+	u32 cons;		/* the device's copy; ring memory is untrusted */
+	u32 limit;		/* 0: the limit event is not armed */
+	struct vdr_event limit_ev;
+	struct rcu_head rcu;
+};
+
+/*
+ * The limit event fires when a take leaves fewer than @limit WQEs in the
+ * SRQ (IBA 10.2.9.2); a limit of 0 is disarmed.
+ */
+static inline bool vdr_srq_limit_hit(u32 limit, u32 count)
+{
+	return limit && count < limit;
+}
+
 enum {
 	VDR_QP_EV_FATAL,
 	VDR_QP_EV_REQ_ERR,
 	VDR_QP_EV_ACCESS_ERR,
 	VDR_QP_EV_SQ_DRAINED,
 	VDR_QP_EV_COMM_EST,
+	VDR_QP_EV_LAST_WQE,
 	VDR_QP_NR_EV,
 };
 
@@ -213,6 +246,7 @@ struct vdr_qp {
 	struct vdr_cq *rcq;
 	struct vdr_ring sq;
 	struct vdr_ring rq;		/* depth 0: no receive queue */
+	struct vdr_srq *srq;		/* receives come from it; no RQ */
 	u32 sq_cons;			/* device copies of the consumer indices */
 	u32 rq_cons;
 	struct virtio_rdma_qp_attr attr;	/* as last set by MODIFY_QP */
@@ -269,10 +303,11 @@ struct vdr_dev {
 	struct xarray mrs;
 	struct xarray cqs;
 	struct xarray qps;
+	struct xarray srqs;
 	/* Writers also hold dev->lock; the data path copies under it. */
 	spinlock_t gid_lock;
-	u32 pd_next, mr_next, cq_next, qp_next;
-	u32 nr_pds, nr_mrs, nr_cqs, nr_qps;
+	u32 pd_next, mr_next, cq_next, qp_next, srq_next;
+	u32 nr_pds, nr_mrs, nr_cqs, nr_qps, nr_srqs;
 	u8 key_seq;
 	struct vdr_gid gids[VDR_GID_TBL_LEN];
 
@@ -301,6 +336,10 @@ struct vdr_dev {
 		struct virtio_rdma_destroy_qp_req destroy_qp;
 		struct virtio_rdma_add_gid_req add_gid;
 		struct virtio_rdma_del_gid_req del_gid;
+		struct virtio_rdma_create_srq_req create_srq;
+		struct virtio_rdma_modify_srq_req modify_srq;
+		struct virtio_rdma_query_srq_req query_srq;
+		struct virtio_rdma_destroy_srq_req destroy_srq;
 	} req;
 	union {
 		struct virtio_rdma_query_device_resp query_device;
@@ -311,6 +350,8 @@ struct vdr_dev {
 		struct virtio_rdma_create_qp_resp create_qp;
 		struct virtio_rdma_query_qp_resp query_qp;
 		struct virtio_rdma_query_stats_resp query_stats;
+		struct virtio_rdma_create_srq_resp create_srq;
+		struct virtio_rdma_query_srq_resp query_srq;
 	} resp;
 };
 
@@ -434,6 +475,18 @@ void vdr_qp_doorbell(struct vdr_dev *dev, struct vdr_qp *qp, u32 type);
 void vdr_qp_set_err(struct vdr_dev *dev, struct vdr_qp *qp);
 bool vdr_qp_flush(struct vdr_dev *dev, struct vdr_qp *qp);
 void vdr_qps_destroy(struct vdr_dev *dev);
+
+/* vdr_srq.c */
+int vdr_cmd_create_srq(struct vdr_dev *dev);
+int vdr_cmd_modify_srq(struct vdr_dev *dev);
+int vdr_cmd_query_srq(struct vdr_dev *dev);
+int vdr_cmd_destroy_srq(struct vdr_dev *dev);
+int vdr_srq_take(struct vdr_srq *srq, struct virtio_rdma_rq_wqe *wqe,
+		 struct virtio_rdma_sge *sge, bool *limit_hit);
+void vdr_srqs_destroy(struct vdr_dev *dev);
+
+/* vdr_resp.c */
+void vdr_resp_srq_flush(struct vdr_dev *dev, struct vdr_qp *qp);
 
 /* vdr_gid.c */
 int vdr_cmd_add_gid(struct vdr_dev *dev);

@@ -71,6 +71,11 @@ static int vdr_cmd_query_device(struct vdr_dev *dev)
 	r->max_msg_sz = cpu_to_le32(VDR_MAX_MSG_SZ);
 	r->max_sq_wqe_shift = VDR_MAX_SQ_WQE_SHIFT;
 	r->max_rq_wqe_shift = VDR_MAX_RQ_WQE_SHIFT;
+	if (vdr_has_feature(dev, VIRTIO_RDMA_F_SRQ)) {
+		r->max_srq = cpu_to_le32(VDR_MAX_SRQ);
+		r->max_srq_wr = cpu_to_le32(VDR_MAX_SRQ_WR);
+		r->max_srq_sge = cpu_to_le32(VDR_MAX_SRQ_SGE);
+	}
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
@@ -132,6 +137,16 @@ static const struct vdr_cmd_desc vdr_cmds[] = {
 		vdr_cmd_del_gid),
 	VDR_CMD(QUERY_STATS, 0, sizeof(struct virtio_rdma_query_stats_resp),
 		vdr_cmd_stats),
+	VDR_CMD(CREATE_SRQ, sizeof(struct virtio_rdma_create_srq_req),
+		sizeof(struct virtio_rdma_create_srq_resp),
+		vdr_cmd_create_srq),
+	VDR_CMD(MODIFY_SRQ, sizeof(struct virtio_rdma_modify_srq_req), 0,
+		vdr_cmd_modify_srq),
+	VDR_CMD(QUERY_SRQ, sizeof(struct virtio_rdma_query_srq_req),
+		sizeof(struct virtio_rdma_query_srq_resp),
+		vdr_cmd_query_srq),
+	VDR_CMD(DESTROY_SRQ, sizeof(struct virtio_rdma_destroy_srq_req), 0,
+		vdr_cmd_destroy_srq),
 };
 
 static void vdr_ctrl_one(struct vdr_dev *dev, struct vdr_vq *vq)

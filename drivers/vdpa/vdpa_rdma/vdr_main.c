@@ -22,6 +22,7 @@
 #define VDR_FEATURES	(BIT_ULL(VIRTIO_F_VERSION_1) | \
 			 BIT_ULL(VIRTIO_F_ACCESS_PLATFORM) | \
 			 BIT_ULL(VIRTIO_RING_F_EVENT_IDX) | \
+			 BIT_ULL(VIRTIO_RDMA_F_SRQ) | \
 			 BIT_ULL(VIRTIO_RDMA_F_ATOMIC) | \
 			 BIT_ULL(VIRTIO_RDMA_F_MR_REPLACE))
 
@@ -248,6 +249,7 @@ static void vdr_do_reset(struct vdr_dev *dev, u32 flags)
 	cancel_work_sync(&dev->db_work);
 	vdr_events_discard(dev);
 	vdr_qps_destroy(dev);
+	vdr_srqs_destroy(dev);
 	vdr_cqs_destroy(dev);
 	vdr_mrs_destroy(dev);
 	vdr_pds_destroy(dev);
@@ -396,6 +398,7 @@ static void vdr_free(struct vdpa_device *vdpa)
 	xa_destroy(&dev->mrs);
 	xa_destroy(&dev->cqs);
 	xa_destroy(&dev->qps);
+	xa_destroy(&dev->srqs);
 	kfree(dev->ev_pending);
 	kfree(dev->vqs);
 	vdr_net_free(dev);
@@ -450,6 +453,7 @@ static int vdr_dev_init(struct vdr_dev *dev, const char *name, u16 nqp)
 	xa_init_flags(&dev->mrs, XA_FLAGS_ALLOC);
 	xa_init_flags(&dev->cqs, XA_FLAGS_ALLOC);
 	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);
+	xa_init_flags(&dev->srqs, XA_FLAGS_ALLOC);
 	for (i = 0; i < VIRTIO_RDMA_NUM_STATS; i++)
 		atomic64_set(&dev->stats[i], 0);
 	atomic_set(&dev->rx_backlog, 0);

@@ -38,6 +38,7 @@ static const u32 vdr_qp_ev_type[VDR_QP_NR_EV] = {
 	[VDR_QP_EV_ACCESS_ERR] = VIRTIO_RDMA_EVENT_QP_ACCESS_ERR,
 	[VDR_QP_EV_SQ_DRAINED] = VIRTIO_RDMA_EVENT_SQ_DRAINED,
 	[VDR_QP_EV_COMM_EST] = VIRTIO_RDMA_EVENT_COMM_EST,
+	[VDR_QP_EV_LAST_WQE] = VIRTIO_RDMA_EVENT_QP_LAST_WQE_REACHED,
 };
 
 /* The completion opcode of a send WQE, for the flush and the transport. */
@@ -87,6 +88,10 @@ static int vdr_check_create_qp(const struct virtio_rdma_create_qp_req *req)
 	u32 rq_depth = le32_to_cpu(req->rq_depth);
 	u32 stride;
 	int status;
+
+	/* A QP that receives from an SRQ has no RQ (spec "CREATE_QP"). */
+	if (req->srq_handle && rq_depth)
+		return VIRTIO_RDMA_STATUS_INVAL;
 
 	switch (req->qp_type) {
 	case VIRTIO_RDMA_QPT_GSI:
@@ -141,6 +146,8 @@ static void vdr_qp_free(struct vdr_dev *dev, struct vdr_qp *qp)
 	mutex_destroy(&qp->lock);
 	vdr_ring_unmap(&qp->sq);
 	vdr_ring_unmap(&qp->rq);
+	if (qp->srq)
+		qp->srq->nr_qps--;
 	qp->scq->nr_qps--;
 	qp->rcq->nr_qps--;
 	vdr_pd_put(qp->pd);
@@ -152,16 +159,27 @@ int vdr_cmd_create_qp(struct vdr_dev *dev)
 	const struct virtio_rdma_create_qp_req *req = &dev->req.create_qp;
 	u32 sq_depth = le32_to_cpu(req->sq_depth);
 	u32 rq_depth = le32_to_cpu(req->rq_depth);
+	struct vdr_srq *srq = NULL;
 	struct vdr_cq *scq, *rcq;
 	struct vdr_qp *qp;
 	u32 qpn;
 	int status, ret, i;
 
+	if (req->srq_handle && !vdr_has_feature(dev, VIRTIO_RDMA_F_SRQ))
+		return VIRTIO_RDMA_STATUS_OPNOTSUPP;
 	status = vdr_check_create_qp(req);
 	if (status)
 		return status;
 	if (!xa_load(&dev->pds, le32_to_cpu(req->pd_handle)))
 		return VIRTIO_RDMA_STATUS_NOENT;
+	if (req->srq_handle) {
+		/* The GSI QP keeps its own RQ: ib_core's MADs need one. */
+		if (req->qp_type == VIRTIO_RDMA_QPT_GSI)
+			return VIRTIO_RDMA_STATUS_INVAL;
+		srq = xa_load(&dev->srqs, le32_to_cpu(req->srq_handle));
+		if (!srq)
+			return VIRTIO_RDMA_STATUS_NOENT;
+	}
 	scq = xa_load(&dev->cqs, le32_to_cpu(req->send_cq));
 	rcq = xa_load(&dev->cqs, le32_to_cpu(req->recv_cq));
 	if (!scq || !rcq)
@@ -212,6 +230,9 @@ int vdr_cmd_create_qp(struct vdr_dev *dev)
 	qp->sq_sig_all = req->sq_sig_all;
 	qp->max_send_sge = le32_to_cpu(req->max_send_sge);
 	qp->max_recv_sge = rq_depth ? le32_to_cpu(req->max_recv_sge) : 0;
+	qp->srq = srq;
+	if (srq)
+		srq->nr_qps++;
 	qp->max_inline_data = le32_to_cpu(req->max_inline_data);
 	qp->pd = vdr_pd_get(dev, le32_to_cpu(req->pd_handle));
 	qp->scq = scq;
@@ -444,6 +465,8 @@ static void vdr_qp_enter(struct vdr_dev *dev, struct vdr_qp *qp,
 {
 	u8 cur = qp->state;
 
+	if (next == VIRTIO_RDMA_QPS_ERR)
+		vdr_resp_srq_flush(dev, qp);
 	vdr_xqp_state(dev, qp, next);
 	qp->state = next;
 	qp->attr.qp_state = next;
@@ -459,6 +482,9 @@ static void vdr_qp_enter(struct vdr_dev *dev, struct vdr_qp *qp,
 		vdr_ring_set_flags(&qp->rq, VIRTIO_RDMA_RING_F_ERROR);
 		if (vdr_qp_flush(dev, qp))
 			vdr_qp_doorbell(dev, qp, VIRTIO_RDMA_DOORBELL_SQ);
+		/* It takes no more WQEs from its SRQ (IBA 11.6.3.1). */
+		if (qp->srq)
+			vdr_event_raise(dev, &qp->ev[VDR_QP_EV_LAST_WQE], 0);
 		break;
 	case VIRTIO_RDMA_QPS_SQD:
 		/*
@@ -542,8 +568,10 @@ int vdr_cmd_destroy_qp(struct vdr_dev *dev)
 		return VIRTIO_RDMA_STATUS_NOENT;
 	/* What was posted by now: the driver destroys, it posts no more. */
 	mutex_lock(&qp->lock);
-	if (qp->state != VIRTIO_RDMA_QPS_RESET)
+	if (qp->state != VIRTIO_RDMA_QPS_RESET) {
+		vdr_resp_srq_flush(dev, qp);
 		vdr_qp_flush(dev, qp);
+	}
 	mutex_unlock(&qp->lock);
 	vdr_qp_free(dev, qp);
 	return VIRTIO_RDMA_STATUS_OK;

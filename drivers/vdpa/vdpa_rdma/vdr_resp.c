@@ -66,6 +66,40 @@ static void vdr_resp_nak(struct vdr_dev *dev, struct vdr_qp *qp,
 static void vdr_resp_recv_error(struct vdr_dev *dev, struct vdr_qp *qp,
 				u8 status);
 
+/*
+ * The receive WQE of a QP with an SRQ is taken out of the SRQ when a
+ * message starts (vdr_srq.c); from then on it is the QP's.
+ */
+static bool vdr_resp_get_srq_wqe(struct vdr_dev *dev, struct vdr_qp *qp)
+{
+	struct vdr_xqp *x = qp->xqp;
+	struct vdr_srq *srq = qp->srq;
+	bool limit_hit;
+	int ret;
+
+	ret = vdr_srq_take(srq, &x->rwqe, x->rsge, &limit_hit);
+	if (limit_hit)
+		vdr_event_raise(dev, &srq->limit_ev, 0);
+	switch (ret) {
+	case 0:
+		x->rwqe_valid = true;
+		x->recv_off = 0;
+		return true;
+	case -EINVAL:
+		/* Malformed (spec: Ring validation): it fails, then the QP. */
+		vdr_stat_inc(dev, VIRTIO_RDMA_STAT_BAD_WQE);
+		x->rwqe_valid = true;
+		vdr_resp_recv_error(dev, qp, VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
+		vdr_xqp_fatal(dev, qp, VDR_QP_EV_FATAL);
+		return false;
+	case -EOVERFLOW:
+		vdr_xqp_fatal(dev, qp, VDR_QP_EV_FATAL);
+		return false;
+	default:
+		return false;
+	}
+}
+
 /* Copy the next receive WQE; false if the RQ is empty or failed validation. */
 static bool vdr_resp_get_rwqe(struct vdr_dev *dev, struct vdr_qp *qp)
 {
@@ -76,6 +110,8 @@ static bool vdr_resp_get_rwqe(struct vdr_dev *dev, struct vdr_qp *qp)
 
 	if (x->rwqe_valid)
 		return true;
+	if (qp->srq)
+		return vdr_resp_get_srq_wqe(dev, qp);
 	if (!ring->depth)
 		return false;
 	/* Pairs with the driver's release of prod after writing the WQE. */
@@ -112,9 +148,12 @@ static void vdr_resp_complete(struct vdr_dev *dev, struct vdr_qp *qp,
 	cqe->wr_id = x->rwqe.wr_id;
 	cqe->qp_handle = cpu_to_le32(qp->qpn);
 	x->rwqe_valid = false;
-	qp->rq_cons++;
-	/* The WQE was copied out: the driver may reuse its slot. */
-	smp_store_release(&qp->rq.ctl->cons, cpu_to_le32(qp->rq_cons));
+	/* An SRQ's cons moved when the QP took the WQE. */
+	if (!qp->srq) {
+		qp->rq_cons++;
+		/* The WQE was copied out: the driver may reuse its slot. */
+		smp_store_release(&qp->rq.ctl->cons, cpu_to_le32(qp->rq_cons));
+	}
 	if (vdr_cq_post(dev, qp->rcq, cqe, solicited))
 		vdr_xqp_fatal(dev, qp, VDR_QP_EV_FATAL);
 }
@@ -127,6 +166,32 @@ static void vdr_resp_recv_error(struct vdr_dev *dev, struct vdr_qp *qp,
 	cqe.status = status;
 	cqe.opcode = VIRTIO_RDMA_WC_OP_RECV;
 	vdr_resp_complete(dev, qp, &cqe, false);
+}
+
+/*
+ * A QP with an SRQ leaves ERR or goes away holding the WQE it took for a
+ * message that will not finish: the WQE is the QP's, so it completes with
+ * WR_FLUSH_ERR like the WQEs of an RQ (IBA 10.3.1), the SRQ's others stay.
+ */
+void vdr_resp_srq_flush(struct vdr_dev *dev, struct vdr_qp *qp)
+{
+	struct virtio_rdma_cqe cqe = { };
+	struct vdr_xqp *x = qp->xqp;
+
+	if (!qp->srq || !x || !x->rwqe_valid)
+		return;
+	cqe.status = VIRTIO_RDMA_WC_WR_FLUSH_ERR;
+	cqe.opcode = VIRTIO_RDMA_WC_OP_RECV;
+	cqe.wr_id = x->rwqe.wr_id;
+	cqe.qp_handle = cpu_to_le32(qp->qpn);
+	x->rwqe_valid = false;
+	vdr_cq_post(dev, qp->rcq, &cqe, false);
+}
+
+/* Receive buffers are checked against the PD of the queue they came from. */
+static struct vdr_pd *vdr_resp_rpd(struct vdr_qp *qp)
+{
+	return qp->srq ? qp->srq->pd : qp->pd;
 }
 
 static u8 vdr_resp_mem_status(int err)
@@ -157,11 +222,12 @@ static void vdr_resp_ud(struct vdr_dev *dev, struct vdr_qp *qp,
 		memcpy(grh + 20, ip_hdr(skb), sizeof(struct iphdr));
 	else
 		memcpy(grh, ipv6_hdr(skb), sizeof(struct ipv6hdr));
-	err = vdr_sgl_copy(dev, qp->pd, x->rsge, x->rwqe.num_sge,
+	err = vdr_sgl_copy(dev, vdr_resp_rpd(qp), x->rsge, x->rwqe.num_sge,
 			   VIRTIO_RDMA_ACCESS_LOCAL_WRITE, 0, grh,
 			   sizeof(grh), VDR_TO_MEM);
 	if (!err)
-		err = vdr_sgl_copy(dev, qp->pd, x->rsge, x->rwqe.num_sge,
+		err = vdr_sgl_copy(dev, vdr_resp_rpd(qp), x->rsge,
+				   x->rwqe.num_sge,
 				   VIRTIO_RDMA_ACCESS_LOCAL_WRITE,
 				   sizeof(grh), (void *)pkt->payload,
 				   pkt->payload_len, VDR_TO_MEM);
@@ -402,7 +468,7 @@ static bool vdr_resp_send(struct vdr_dev *dev, struct vdr_qp *qp,
 		vdr_resp_no_rwqe(dev, qp);
 		return false;
 	}
-	err = vdr_sgl_copy(dev, qp->pd, x->rsge, x->rwqe.num_sge,
+	err = vdr_sgl_copy(dev, vdr_resp_rpd(qp), x->rsge, x->rwqe.num_sge,
 			   VIRTIO_RDMA_ACCESS_LOCAL_WRITE, x->recv_off,
 			   (void *)pkt->payload, pkt->payload_len,
 			   VDR_TO_MEM);

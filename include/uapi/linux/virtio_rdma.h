@@ -23,7 +23,7 @@
 #endif
 
 /* Device-specific feature bits */
-#define VIRTIO_RDMA_F_SRQ			0	/* reserved */
+#define VIRTIO_RDMA_F_SRQ			0
 #define VIRTIO_RDMA_F_TM_SRQ			1	/* reserved */
 #define VIRTIO_RDMA_F_MW			2	/* reserved */
 #define VIRTIO_RDMA_F_ATOMIC			3
@@ -62,6 +62,11 @@ struct virtio_rdma_config {
 #define VIRTIO_RDMA_CMD_ADD_GID			15
 #define VIRTIO_RDMA_CMD_DEL_GID			16
 #define VIRTIO_RDMA_CMD_QUERY_STATS		17
+/* With VIRTIO_RDMA_F_SRQ */
+#define VIRTIO_RDMA_CMD_CREATE_SRQ		18
+#define VIRTIO_RDMA_CMD_MODIFY_SRQ		19
+#define VIRTIO_RDMA_CMD_QUERY_SRQ		20
+#define VIRTIO_RDMA_CMD_DESTROY_SRQ		21
 
 /* Command status; the errno each maps to is fixed by the spec. */
 #define VIRTIO_RDMA_STATUS_OK			0
@@ -136,7 +141,11 @@ struct virtio_rdma_query_device_resp {
 	__u8 max_sq_wqe_shift;
 	__u8 max_rq_wqe_shift;
 	__le16 reserved1;
-	__le32 reserved[32];
+	/* Zero unless VIRTIO_RDMA_F_SRQ was negotiated. */
+	__le32 max_srq;
+	__le32 max_srq_wr;
+	__le32 max_srq_sge;
+	__le32 reserved[29];
 };
 
 /* Same values as enum ib_port_state / ib_port_phys_state / ib_mtu */
@@ -276,7 +285,7 @@ struct virtio_rdma_create_qp_req {
 	__le32 max_send_sge;
 	__le32 max_recv_sge;
 	__le32 max_inline_data;
-	__le32 reserved1;
+	__le32 srq_handle;		/* with VIRTIO_RDMA_F_SRQ, else 0 */
 	__le64 sq_ring_addr;
 	__le64 sq_ring_size;
 	__le64 rq_ring_addr;
@@ -384,6 +393,57 @@ struct virtio_rdma_destroy_qp_req {
 	__le32 reserved;
 };
 
+/*
+ * Shared receive queues (VIRTIO_RDMA_F_SRQ).  The ring has the RQ's layout
+ * and WQE format; its stride is 16 << wqe_shift.
+ */
+struct virtio_rdma_create_srq_req {
+	__le32 pd_handle;
+	__le32 depth;
+	__le32 max_sge;
+	__le32 srq_limit;
+	__u8 wqe_shift;
+	__u8 reserved1[3];
+	__le32 reserved2;
+	__le64 ring_addr;
+	__le64 ring_size;
+};
+
+struct virtio_rdma_create_srq_resp {
+	__le32 srq_handle;
+	__le32 reserved;
+};
+
+/* Same bit positions as enum ib_srq_attr_mask */
+#define VIRTIO_RDMA_SRQ_MAX_WR			0x1
+#define VIRTIO_RDMA_SRQ_LIMIT			0x2
+
+/* MODIFY_SRQ: no response body. */
+struct virtio_rdma_modify_srq_req {
+	__le32 srq_handle;
+	__le32 attr_mask;
+	__le32 srq_limit;
+	__le32 reserved;
+};
+
+struct virtio_rdma_query_srq_req {
+	__le32 srq_handle;
+	__le32 reserved;
+};
+
+struct virtio_rdma_query_srq_resp {
+	__le32 max_wr;
+	__le32 max_sge;
+	__le32 srq_limit;
+	__le32 reserved;
+};
+
+/* DESTROY_SRQ: no response body. */
+struct virtio_rdma_destroy_srq_req {
+	__le32 srq_handle;
+	__le32 reserved;
+};
+
 /* ADD_GID and DEL_GID: no response body. */
 struct virtio_rdma_add_gid_req {
 	__le32 index;
@@ -434,12 +494,13 @@ struct virtio_rdma_query_stats_resp {
 #define VIRTIO_RDMA_EVENT_QP_FATAL		3	/* handle: QP */
 #define VIRTIO_RDMA_EVENT_QP_REQ_ERR		4	/* handle: QP */
 #define VIRTIO_RDMA_EVENT_QP_ACCESS_ERR		5	/* handle: QP */
-#define VIRTIO_RDMA_EVENT_QP_LAST_WQE_REACHED	6	/* handle: QP */
+#define VIRTIO_RDMA_EVENT_QP_LAST_WQE_REACHED	6	/* handle: QP, with an SRQ */
 #define VIRTIO_RDMA_EVENT_SQ_DRAINED		7	/* handle: QP */
 #define VIRTIO_RDMA_EVENT_COMM_EST		8	/* handle: QP */
 #define VIRTIO_RDMA_EVENT_PORT_ACTIVE		9	/* handle: port */
 #define VIRTIO_RDMA_EVENT_PORT_ERR		10	/* handle: port */
 #define VIRTIO_RDMA_EVENT_DEVICE_FATAL		11	/* handle: 0 */
+#define VIRTIO_RDMA_EVENT_SRQ_LIMIT_REACHED	12	/* handle: SRQ */
 
 struct virtio_rdma_event {
 	__le32 type;
@@ -453,6 +514,7 @@ struct virtio_rdma_event {
 #define VIRTIO_RDMA_DOORBELL_SQ			1	/* handle: QP */
 #define VIRTIO_RDMA_DOORBELL_RQ			2	/* handle: QP */
 #define VIRTIO_RDMA_DOORBELL_CQ			3	/* reserved */
+#define VIRTIO_RDMA_DOORBELL_SRQ		4	/* handle: SRQ */
 
 struct virtio_rdma_doorbell {
 	__le32 type;

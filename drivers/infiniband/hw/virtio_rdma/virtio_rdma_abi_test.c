@@ -109,8 +109,14 @@ static void vr_layout_query(struct kunit *test)
 	VR_FSZ(test, virtio_rdma_query_device_resp, max_rq_wqe_shift, 1);
 	VR_OFF(test, virtio_rdma_query_device_resp, reserved1, 126);
 	VR_FSZ(test, virtio_rdma_query_device_resp, reserved1, 2);
-	VR_OFF(test, virtio_rdma_query_device_resp, reserved, 128);
-	VR_FSZ(test, virtio_rdma_query_device_resp, reserved, 128);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_srq, 128);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_srq, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_srq_wr, 132);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_srq_wr, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_srq_sge, 136);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_srq_sge, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, reserved, 140);
+	VR_FSZ(test, virtio_rdma_query_device_resp, reserved, 116);
 
 	VR_SIZE(test, virtio_rdma_query_port_req, 8);
 	VR_OFF(test, virtio_rdma_query_port_req, port, 0);
@@ -266,8 +272,8 @@ static void vr_layout_qp(struct kunit *test)
 	VR_FSZ(test, virtio_rdma_create_qp_req, max_recv_sge, 4);
 	VR_OFF(test, virtio_rdma_create_qp_req, max_inline_data, 32);
 	VR_FSZ(test, virtio_rdma_create_qp_req, max_inline_data, 4);
-	VR_OFF(test, virtio_rdma_create_qp_req, reserved1, 36);
-	VR_FSZ(test, virtio_rdma_create_qp_req, reserved1, 4);
+	VR_OFF(test, virtio_rdma_create_qp_req, srq_handle, 36);
+	VR_FSZ(test, virtio_rdma_create_qp_req, srq_handle, 4);
 	VR_OFF(test, virtio_rdma_create_qp_req, sq_ring_addr, 40);
 	VR_FSZ(test, virtio_rdma_create_qp_req, sq_ring_addr, 8);
 	VR_OFF(test, virtio_rdma_create_qp_req, sq_ring_size, 48);
@@ -278,6 +284,36 @@ static void vr_layout_qp(struct kunit *test)
 	VR_FSZ(test, virtio_rdma_create_qp_req, rq_ring_size, 8);
 	VR_OFF(test, virtio_rdma_create_qp_req, reserved, 72);
 	VR_FSZ(test, virtio_rdma_create_qp_req, reserved, 8);
+
+	VR_SIZE(test, virtio_rdma_create_srq_req, 40);
+	VR_OFF(test, virtio_rdma_create_srq_req, pd_handle, 0);
+	VR_OFF(test, virtio_rdma_create_srq_req, depth, 4);
+	VR_OFF(test, virtio_rdma_create_srq_req, max_sge, 8);
+	VR_OFF(test, virtio_rdma_create_srq_req, srq_limit, 12);
+	VR_OFF(test, virtio_rdma_create_srq_req, wqe_shift, 16);
+	VR_FSZ(test, virtio_rdma_create_srq_req, wqe_shift, 1);
+	VR_OFF(test, virtio_rdma_create_srq_req, reserved1, 17);
+	VR_FSZ(test, virtio_rdma_create_srq_req, reserved1, 3);
+	VR_OFF(test, virtio_rdma_create_srq_req, reserved2, 20);
+	VR_OFF(test, virtio_rdma_create_srq_req, ring_addr, 24);
+	VR_FSZ(test, virtio_rdma_create_srq_req, ring_addr, 8);
+	VR_OFF(test, virtio_rdma_create_srq_req, ring_size, 32);
+	VR_FSZ(test, virtio_rdma_create_srq_req, ring_size, 8);
+	VR_SIZE(test, virtio_rdma_create_srq_resp, 8);
+	VR_OFF(test, virtio_rdma_create_srq_resp, srq_handle, 0);
+	VR_SIZE(test, virtio_rdma_modify_srq_req, 16);
+	VR_OFF(test, virtio_rdma_modify_srq_req, srq_handle, 0);
+	VR_OFF(test, virtio_rdma_modify_srq_req, attr_mask, 4);
+	VR_OFF(test, virtio_rdma_modify_srq_req, srq_limit, 8);
+	VR_OFF(test, virtio_rdma_modify_srq_req, reserved, 12);
+	VR_SIZE(test, virtio_rdma_query_srq_req, 8);
+	VR_OFF(test, virtio_rdma_query_srq_req, srq_handle, 0);
+	VR_SIZE(test, virtio_rdma_query_srq_resp, 16);
+	VR_OFF(test, virtio_rdma_query_srq_resp, max_wr, 0);
+	VR_OFF(test, virtio_rdma_query_srq_resp, max_sge, 4);
+	VR_OFF(test, virtio_rdma_query_srq_resp, srq_limit, 8);
+	VR_SIZE(test, virtio_rdma_destroy_srq_req, 8);
+	VR_OFF(test, virtio_rdma_destroy_srq_req, srq_handle, 0);
 
 	VR_SIZE(test, virtio_rdma_create_qp_resp, 8);
 	VR_OFF(test, virtio_rdma_create_qp_resp, qp_handle, 0);
@@ -648,6 +684,12 @@ static void vr_const_control(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_ADD_GID, 15);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_DEL_GID, 16);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_QUERY_STATS, 17);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_CREATE_SRQ, 18);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_MODIFY_SRQ, 19);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_QUERY_SRQ, 20);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_DESTROY_SRQ, 21);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_SRQ_MAX_WR, IB_SRQ_MAX_WR);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_SRQ_LIMIT, IB_SRQ_LIMIT);
 
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STATUS_OK, 0);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_STATUS_INVAL, 1);
@@ -769,6 +811,7 @@ static void vr_const_queues(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_EVENT_PORT_ACTIVE, 9);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_EVENT_PORT_ERR, 10);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_EVENT_DEVICE_FATAL, 11);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_EVENT_SRQ_LIMIT_REACHED, 12);
 
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_DOORBELL_SQ, 1);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_DOORBELL_RQ, 2);
