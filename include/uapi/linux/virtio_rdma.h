@@ -514,7 +514,6 @@ struct virtio_rdma_event {
 #define VIRTIO_RDMA_DOORBELL_SQ			1	/* handle: QP */
 #define VIRTIO_RDMA_DOORBELL_RQ			2	/* handle: QP */
 #define VIRTIO_RDMA_DOORBELL_CQ			3	/* reserved */
-#define VIRTIO_RDMA_DOORBELL_SRQ		4	/* handle: SRQ */
 
 struct virtio_rdma_doorbell {
 	__le32 type;

@@ -101,4 +101,22 @@ struct virtio_rdma_uverbs_create_qp_resp {
 	__aligned_u64 rq_ring_size;
 };
 
+/* create_srq (ibv_create_srq, ibv_create_srq_ex with IBV_SRQT_BASIC) */
+struct virtio_rdma_uverbs_create_srq_req {
+	__u32 comp_mask;		/* none defined: 0 */
+	__u32 reserved;
+};
+
+struct virtio_rdma_uverbs_create_srq_resp {
+	__u32 comp_mask;		/* none defined: 0 */
+	__u32 srq_handle;
+	__u32 depth;			/* power of two, WQEs in the ring */
+	__u8 wqe_shift;			/* stride is 16 << wqe_shift */
+	__u8 reserved1[3];
+	__u32 max_sge;
+	__u32 reserved;
+	__aligned_u64 ring_mmap_key;	/* mmap() offset of the ring */
+	__aligned_u64 ring_size;	/* bytes to map, page multiple */
+};
+
 #endif /* VIRTIO_RDMA_ABI_USER_H */

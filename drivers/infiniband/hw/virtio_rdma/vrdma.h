@@ -89,6 +89,10 @@ struct vrdma_caps {
 	u8 atomic_cap;
 	u8 max_sq_wqe_shift;
 	u8 max_rq_wqe_shift;
+	/* 0 without VIRTIO_RDMA_F_SRQ */
+	u32 max_srq;
+	u32 max_srq_wr;
+	u32 max_srq_sge;
 };
 
 /* An SQ, RQ or CQ ring in driver memory (spec: "Rings"). */
@@ -164,12 +168,14 @@ struct vrdma_dev {
 	struct vrdma_caps caps;
 	bool atomic;
 	bool mr_replace;	/* VIRTIO_RDMA_F_MR_REPLACE: rereg keeps keys */
+	bool srq;		/* VIRTIO_RDMA_F_SRQ */
 	struct virtio_rdma_query_port_resp port;	/* at probe */
 	u32 gid_tbl_len;
 	u8 max_mtu;
 
 	struct xarray cqs;	/* handle -> vrdma_cq, for events */
 	struct xarray qps;	/* handle -> vrdma_qp, for events and CQEs */
+	struct xarray srqs;	/* handle -> vrdma_srq, for events */
 
 	struct dentry *debugfs;	/* CONFIG_INFINIBAND_VIRTIO_RDMA_RAW_CMD */
 };
@@ -220,6 +226,17 @@ struct vrdma_qp {
 	struct rdma_user_mmap_entry *rq_umap;
 };
 
+struct vrdma_srq {
+	struct ib_srq ibsrq;
+	u32 handle;
+	u32 max_sge;
+	spinlock_t lock;		/* ring head of a kernel SRQ */
+	struct vrdma_ring ring;
+	/* User SRQ: the mmap entry that owns the ring (vrdma_uverbs.c) */
+	bool user;
+	struct rdma_user_mmap_entry *ring_umap;
+};
+
 struct vrdma_mr {
 	struct ib_mr ibmr;
 	u32 handle;
@@ -255,6 +272,11 @@ static inline struct vrdma_cq *to_vcq(struct ib_cq *cq)
 static inline struct vrdma_qp *to_vqp(struct ib_qp *qp)
 {
 	return container_of(qp, struct vrdma_qp, ibqp);
+}
+
+static inline struct vrdma_srq *to_vsrq(struct ib_srq *srq)
+{
+	return container_of(srq, struct vrdma_srq, ibsrq);
 }
 
 static inline struct vrdma_mr *to_vmr(struct ib_mr *mr)
@@ -341,7 +363,21 @@ int vrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
 int vrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 
+/* vrdma_srq.c */
+extern const struct ib_device_ops vrdma_srq_ops;
+int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata);
+int vrdma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int vrdma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int vrdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int vrdma_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr);
+
 /* vrdma_wr.c */
+int vrdma_copy_sges(struct virtio_rdma_sge *dst, const struct ib_sge *src,
+		    int num, u32 max);
+bool vrdma_ring_full(struct vrdma_ring *ring);
 int vrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 int vrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
@@ -384,6 +420,9 @@ int vrdma_uqp_check(struct vrdma_dev *dev, struct ib_udata *udata,
 		    int *sq_shift, int *rq_shift);
 int vrdma_uqp_respond(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		      struct ib_udata *udata);
+int vrdma_usrq_check(struct ib_udata *udata);
+int vrdma_usrq_respond(struct vrdma_dev *dev, struct vrdma_srq *srq,
+		       struct ib_udata *udata);
 
 /* vrdma_stats.c */
 struct rdma_hw_stats *vrdma_alloc_hw_port_stats(struct ib_device *ib,

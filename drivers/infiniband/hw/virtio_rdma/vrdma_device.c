@@ -63,6 +63,14 @@ int vrdma_query_device_caps(struct vrdma_dev *dev)
 	c->max_msg_sz = le32_to_cpu(r->max_msg_sz);
 	c->max_sq_wqe_shift = r->max_sq_wqe_shift;
 	c->max_rq_wqe_shift = r->max_rq_wqe_shift;
+	/* A device that offers SRQs without limits has none to give. */
+	if (dev->srq) {
+		c->max_srq = le32_to_cpu(r->max_srq);
+		c->max_srq_wr = rounddown_pow_of_two(le32_to_cpu(r->max_srq_wr) ?: 1);
+		c->max_srq_sge = le32_to_cpu(r->max_srq_sge);
+		if (!c->max_srq || !c->max_srq_sge)
+			c->max_srq = c->max_srq_wr = c->max_srq_sge = 0;
+	}
 
 	/* Ring geometry below relies on these; refuse a device that breaks them. */
 	if (!c->max_qp_wr || !is_power_of_2(c->max_qp_wr) ||
@@ -138,6 +146,9 @@ int vrdma_query_device(struct ib_device *ib, struct ib_device_attr *attr,
 	attr->max_ah = c->max_ah;
 	attr->max_fast_reg_page_list_len = c->max_fast_reg_page_list_len;
 	attr->max_pkeys = c->max_pkeys;
+	attr->max_srq = c->max_srq;
+	attr->max_srq_wr = c->max_srq_wr;
+	attr->max_srq_sge = c->max_srq_sge;
 	attr->local_ca_ack_delay = c->local_ca_ack_delay;
 
 	/* The device reports HCA only with the feature; do not trust it alone. */

@@ -83,6 +83,7 @@ static void vrdma_handle_event(struct vrdma_dev *dev,
 	u32 type = le32_to_cpu(e->type);
 	u32 handle = le32_to_cpu(e->handle);
 	struct ib_event ev = {};
+	struct vrdma_srq *srq;
 	struct vrdma_cq *cq;
 
 	switch (type) {
@@ -119,6 +120,15 @@ static void vrdma_handle_event(struct vrdma_dev *dev,
 		break;
 	case VIRTIO_RDMA_EVENT_COMM_EST:
 		vrdma_qp_event(dev, handle, IB_EVENT_COMM_EST);
+		break;
+	case VIRTIO_RDMA_EVENT_SRQ_LIMIT_REACHED:
+		srq = xa_load(&dev->srqs, handle);
+		if (srq && srq->ibsrq.event_handler) {
+			ev.device = &dev->ib;
+			ev.element.srq = &srq->ibsrq;
+			ev.event = IB_EVENT_SRQ_LIMIT_REACHED;
+			srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+		}
 		break;
 	case VIRTIO_RDMA_EVENT_PORT_ACTIVE:
 		vrdma_port_event(dev, IB_PORT_ACTIVE);

@@ -159,9 +159,11 @@ static void vrdma_teardown(struct vrdma_dev *dev)
 	vrdma_unbind_netdev(dev);
 	if (dev->dev_dma_parms_lent && dev->dma_dev->dma_parms == &dev->dma_parms)
 		dev->dma_dev->dma_parms = NULL;
-	WARN_ON(!xa_empty(&dev->cqs) || !xa_empty(&dev->qps));
+	WARN_ON(!xa_empty(&dev->cqs) || !xa_empty(&dev->qps) ||
+		!xa_empty(&dev->srqs));
 	xa_destroy(&dev->cqs);
 	xa_destroy(&dev->qps);
+	xa_destroy(&dev->srqs);
 }
 
 static void vrdma_dealloc_driver(struct ib_device *ib)
@@ -204,6 +206,7 @@ static int vrdma_probe(struct virtio_device *vdev)
 	INIT_LIST_HEAD(&dev->orphan_rings);
 	xa_init(&dev->cqs);
 	xa_init(&dev->qps);
+	xa_init(&dev->srqs);
 
 	/* Rings and page lists are DMA-mapped for the device's DMA device. */
 	if (!dev->dma_dev) {
@@ -226,6 +229,7 @@ static int vrdma_probe(struct virtio_device *vdev)
 	dev->npairs = min_t(unsigned int, npairs, num_online_cpus());
 	dev->atomic = virtio_has_feature(vdev, VIRTIO_RDMA_F_ATOMIC);
 	dev->mr_replace = virtio_has_feature(vdev, VIRTIO_RDMA_F_MR_REPLACE);
+	dev->srq = virtio_has_feature(vdev, VIRTIO_RDMA_F_SRQ);
 
 	err = vrdma_find_vqs(dev);
 	if (err)
@@ -256,6 +260,8 @@ static int vrdma_probe(struct virtio_device *vdev)
 	dev->ib.dev.parent = &vdev->dev;
 	strscpy(dev->ib.node_desc, "virtio_rdma", sizeof(dev->ib.node_desc));
 	ib_set_device_ops(&dev->ib, &vrdma_dev_ops);
+	if (dev->srq)
+		ib_set_device_ops(&dev->ib, &vrdma_srq_ops);
 	/* Empty posts are how user space rings a doorbell (vrdma_uverbs.c). */
 	dev->ib.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				   BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
@@ -317,6 +323,7 @@ static const struct virtio_device_id vrdma_id_table[] = {
 MODULE_DEVICE_TABLE(virtio, vrdma_id_table);
 
 static unsigned int vrdma_features[] = {
+	VIRTIO_RDMA_F_SRQ,
 	VIRTIO_RDMA_F_ATOMIC,
 	VIRTIO_RDMA_F_MR_REPLACE,
 	VIRTIO_RING_F_EVENT_IDX,

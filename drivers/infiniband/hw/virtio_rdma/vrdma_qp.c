@@ -73,11 +73,19 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	int sq_shift, rq_shift, err;
 	u8 type;
 
-	if (init->srq || init->create_flags)
+	if (init->create_flags)
 		return -EOPNOTSUPP;
 	type = vrdma_qp_type(init->qp_type);
 	if (!type)
 		return -EOPNOTSUPP;
+	if (init->srq) {
+		/* ib_core's MADs need the GSI QP's own RQ. */
+		if (!dev->srq || type == VIRTIO_RDMA_QPT_GSI)
+			return -EOPNOTSUPP;
+		/* The QP has no RQ: receives come from the SRQ. */
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+	}
 	if (!init->send_cq || !init->recv_cq)
 		return -EINVAL;
 	if (cap->max_send_wr > c->max_qp_wr || cap->max_recv_wr > c->max_qp_wr ||
@@ -141,6 +149,8 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	req.max_send_sge = cpu_to_le32(qp->max_send_sge);
 	req.max_recv_sge = cpu_to_le32(qp->max_recv_sge);
 	req.max_inline_data = cpu_to_le32(qp->max_inline);
+	if (init->srq)
+		req.srq_handle = cpu_to_le32(to_vsrq(init->srq)->handle);
 	req.sq_ring_addr = cpu_to_le64(qp->sq.dma);
 	req.sq_ring_size = cpu_to_le64(qp->sq.size);
 	if (rq_depth) {
@@ -374,6 +384,7 @@ int vrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init->qp_type = ibqp->qp_type;
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
 	init->cap = attr->cap;
 	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
 

@@ -206,6 +206,43 @@ int vrdma_ucq_respond(struct vrdma_dev *dev, struct vrdma_cq *cq,
 	return vrdma_udata_resp(udata, &resp, sizeof(resp));
 }
 
+int vrdma_usrq_check(struct ib_udata *udata)
+{
+	struct virtio_rdma_uverbs_create_srq_req req;
+	int err;
+
+	err = vrdma_udata_req(udata, &req, sizeof(req));
+	if (err)
+		return err;
+	if (req.comp_mask || req.reserved)
+		return -EINVAL;
+	if (udata->outlen < sizeof(struct virtio_rdma_uverbs_create_srq_resp))
+		return -EINVAL;
+	return 0;
+}
+
+int vrdma_usrq_respond(struct vrdma_dev *dev, struct vrdma_srq *srq,
+		       struct ib_udata *udata)
+{
+	struct vrdma_ucontext *uctx =
+		rdma_udata_to_drv_context(udata, struct vrdma_ucontext, ibuc);
+	struct virtio_rdma_uverbs_create_srq_resp resp = {};
+	u64 key;
+	int err;
+
+	err = vrdma_ring_to_user(dev, &uctx->ibuc, &srq->ring, &srq->ring_umap,
+				 &key);
+	if (err)
+		return err;
+	resp.srq_handle = srq->handle;
+	resp.depth = srq->ring.depth;
+	resp.wqe_shift = srq->ring.shift - VIRTIO_RDMA_RQ_WQE_BASE_SHIFT;
+	resp.max_sge = srq->max_sge;
+	resp.ring_mmap_key = key;
+	resp.ring_size = srq->ring.size;
+	return vrdma_udata_resp(udata, &resp, sizeof(resp));
+}
+
 /*
  * Validates a create_qp request; with WQE_SHIFTS it overrides the strides
  * the kernel chose (@sq_shift, @rq_shift, the smallest that fit the caps)

@@ -42,7 +42,7 @@ static bool vrdma_ring_publish(struct vrdma_ring *ring, u32 old)
 					 ring->head, old);
 }
 
-static bool vrdma_ring_full(struct vrdma_ring *ring)
+bool vrdma_ring_full(struct vrdma_ring *ring)
 {
 	u32 cons;
 
@@ -53,7 +53,7 @@ static bool vrdma_ring_full(struct vrdma_ring *ring)
 	return virtio_rdma_ring_full(ring->head, cons, ring->depth);
 }
 
-static int vrdma_copy_sges(struct virtio_rdma_sge *dst,
+int vrdma_copy_sges(struct virtio_rdma_sge *dst,
 			   const struct ib_sge *src, int num, u32 max)
 {
 	int i;

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
+ * virtio-rdma shared receive queues (VIRTIO_RDMA_F_SRQ): a receive ring in
+ * the RQ's format that the device hands out to the QPs created with it.
+ *
+ * The device reads the SRQ when a message arrives and never flushes it, so
+ * it keeps the SRQ's notify at VIRTIO_RDMA_NOTIFY_OFF and posting needs no
+ * doorbell: post_srq_recv (here for kernel ULPs, in the provider for user
+ * space) only writes WQEs and publishes prod.
+ */
+
+#include <linux/log2.h>
+
+#include "vrdma.h"
+
+#define VRDMA_RQ_HDR	sizeof(struct virtio_rdma_rq_wqe)
+#define VRDMA_SGE	sizeof(struct virtio_rdma_sge)
+
+static_assert(VIRTIO_RDMA_SRQ_MAX_WR == IB_SRQ_MAX_WR);
+static_assert(VIRTIO_RDMA_SRQ_LIMIT == IB_SRQ_LIMIT);
+
+const struct ib_device_ops vrdma_srq_ops = {
+	.create_srq = vrdma_create_srq,
+	.destroy_srq = vrdma_destroy_srq,
+	.modify_srq = vrdma_modify_srq,
+	.post_srq_recv = vrdma_post_srq_recv,
+	.query_srq = vrdma_query_srq,
+
+	INIT_RDMA_OBJ_SIZE(ib_srq, vrdma_srq, ibsrq),
+};
+
+/* Smallest RQ WQE shift whose stride holds @sge SGEs, or -EINVAL. */
+static int vrdma_srq_shift(const struct vrdma_caps *c, u32 sge)
+{
+	u32 shift;
+
+	for (shift = 0; shift <= c->max_rq_wqe_shift; shift++)
+		if ((VRDMA_RQ_HDR << shift) >= VRDMA_RQ_HDR + sge * VRDMA_SGE)
+			return shift;
+	return -EINVAL;
+}
+
+int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata)
+{
+	struct vrdma_dev *dev = to_vdev(ibsrq->device);
+	const struct vrdma_caps *c = &dev->caps;
+	struct vrdma_srq *srq = to_vsrq(ibsrq);
+	struct ib_srq_attr *attr = &init->attr;
+	struct virtio_rdma_create_srq_req req = {};
+	struct virtio_rdma_create_srq_resp resp;
+	u32 depth, sge;
+	int shift, err;
+
+	if (!dev->srq || init->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	if (attr->max_wr > c->max_srq_wr || attr->max_sge > c->max_srq_sge ||
+	    attr->srq_limit > attr->max_wr)
+		return -EINVAL;
+	/* As rxe: an SRQ holds at least one WQE of at least one SGE. */
+	depth = roundup_pow_of_two(max_t(u32, attr->max_wr, 1));
+	sge = max_t(u32, attr->max_sge, 1);
+	shift = vrdma_srq_shift(c, sge);
+	if (shift < 0)
+		return shift;
+	if (udata) {
+		err = vrdma_usrq_check(udata);
+		if (err)
+			return err;
+		srq->user = true;
+	}
+	/* Report what the stride really holds, within the device's limits. */
+	srq->max_sge = min_t(u32, c->max_srq_sge,
+			     virtio_rdma_rq_stride_sges(virtio_rdma_rq_stride_log2(shift)));
+	spin_lock_init(&srq->lock);
+	err = vrdma_ring_alloc(dev, &srq->ring, depth,
+			       virtio_rdma_rq_stride_log2(shift));
+	if (err)
+		return err;
+
+	req.pd_handle = cpu_to_le32(to_vpd(ibsrq->pd)->handle);
+	req.depth = cpu_to_le32(depth);
+	req.max_sge = cpu_to_le32(srq->max_sge);
+	req.srq_limit = cpu_to_le32(attr->srq_limit);
+	req.wqe_shift = shift;
+	req.ring_addr = cpu_to_le64(srq->ring.dma);
+	req.ring_size = cpu_to_le64(srq->ring.size);
+	err = vrdma_cmd(dev, VIRTIO_RDMA_CMD_CREATE_SRQ, &req, sizeof(req),
+			&resp, sizeof(resp));
+	if (err)
+		goto err_ring;
+	srq->handle = le32_to_cpu(resp.srq_handle);
+
+	err = xa_insert(&dev->srqs, srq->handle, srq, GFP_KERNEL);
+	if (err) {
+		struct virtio_rdma_destroy_srq_req dreq = {
+			.srq_handle = resp.srq_handle,
+		};
+
+		ibdev_err(&dev->ib, "device returned SRQ handle %u twice\n",
+			  srq->handle);
+		if (vrdma_cmd(dev, VIRTIO_RDMA_CMD_DESTROY_SRQ, &dreq,
+			      sizeof(dreq), NULL, 0)) {
+			vrdma_orphan_ring(dev, &srq->ring);
+			return -EIO;
+		}
+		err = -EIO;
+		goto err_ring;
+	}
+	if (udata) {
+		err = vrdma_usrq_respond(dev, srq, udata);
+		if (err) {
+			vrdma_destroy_srq(ibsrq, udata);
+			return err;
+		}
+	}
+	attr->max_wr = depth;
+	attr->max_sge = srq->max_sge;
+	return 0;
+
+err_ring:
+	vrdma_ring_free(dev, &srq->ring);
+	return err;
+}
+
+int vrdma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct vrdma_dev *dev = to_vdev(ibsrq->device);
+	struct vrdma_srq *srq = to_vsrq(ibsrq);
+	struct virtio_rdma_modify_srq_req req = {
+		.srq_handle = cpu_to_le32(srq->handle),
+	};
+
+	if (udata && (udata->inlen || udata->outlen))
+		return -EINVAL;
+	/* The device offers no resize (no VIRTIO_RDMA_F_RESIZE). */
+	if (mask & ~IB_SRQ_LIMIT)
+		return -EOPNOTSUPP;
+	if (!(mask & IB_SRQ_LIMIT))
+		return 0;
+	if (attr->srq_limit > srq->ring.depth)
+		return -EINVAL;
+	req.attr_mask = cpu_to_le32(VIRTIO_RDMA_SRQ_LIMIT);
+	req.srq_limit = cpu_to_le32(attr->srq_limit);
+	return vrdma_cmd(dev, VIRTIO_RDMA_CMD_MODIFY_SRQ, &req, sizeof(req),
+			 NULL, 0);
+}
+
+int vrdma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct vrdma_dev *dev = to_vdev(ibsrq->device);
+	struct vrdma_srq *srq = to_vsrq(ibsrq);
+	struct virtio_rdma_query_srq_req req = {
+		.srq_handle = cpu_to_le32(srq->handle),
+	};
+	struct virtio_rdma_query_srq_resp resp;
+	int err;
+
+	err = vrdma_cmd(dev, VIRTIO_RDMA_CMD_QUERY_SRQ, &req, sizeof(req),
+			&resp, sizeof(resp));
+	if (err)
+		return err;
+	/* The ring is ours: its geometry does not come from the device. */
+	attr->max_wr = srq->ring.depth;
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = min_t(u32, le32_to_cpu(resp.srq_limit),
+				srq->ring.depth);
+	return 0;
+}
+
+int vrdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct vrdma_dev *dev = to_vdev(ibsrq->device);
+	struct vrdma_srq *srq = to_vsrq(ibsrq);
+	struct virtio_rdma_destroy_srq_req req = {
+		.srq_handle = cpu_to_le32(srq->handle),
+	};
+	int err;
+
+	/* ib_core refuses while a QP uses the SRQ; the device would too. */
+	err = vrdma_cmd(dev, VIRTIO_RDMA_CMD_DESTROY_SRQ, &req, sizeof(req),
+			NULL, 0);
+	if (err && !READ_ONCE(dev->broken))
+		return err;
+
+	xa_erase(&dev->srqs, srq->handle);
+	vrdma_eventq_fence(dev, 0);	/* SRQ_LIMIT_REACHED */
+	if (srq->ring_umap)
+		vrdma_user_ring_release(&srq->ring, &srq->ring_umap, err);
+	else if (err)
+		vrdma_orphan_ring(dev, &srq->ring);	/* may still be read */
+	else
+		vrdma_ring_free(dev, &srq->ring);
+	return 0;
+}
+
+int vrdma_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr)
+{
+	struct vrdma_srq *srq = to_vsrq(ibsrq);
+	struct vrdma_ring *ring = &srq->ring;
+	struct virtio_rdma_rq_wqe *wqe;
+	unsigned long flags;
+	int err = 0, n;
+	u32 old;
+
+	/* User space posts into its mapping of the ring. */
+	if (srq->user) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&srq->lock, flags);
+	old = ring->head;
+	for (; wr; wr = wr->next) {
+		if (vrdma_ring_full(ring)) {
+			err = -ENOMEM;
+			break;
+		}
+		wqe = vrdma_ring_entry(ring, ring->head);
+		memset(wqe, 0, sizeof(*wqe));
+		n = vrdma_copy_sges((void *)(wqe + 1), wr->sg_list, wr->num_sge,
+				    srq->max_sge);
+		if (n < 0) {
+			err = n;
+			break;
+		}
+		wqe->wr_id = cpu_to_le64(wr->wr_id);
+		wqe->num_sge = n;
+		ring->head++;
+	}
+	/* WQEs before prod; no doorbell (see the top of this file). */
+	if (ring->head != old)
+		virt_store_release(&vrdma_ring_ctl(ring)->prod,
+				   cpu_to_le32(ring->head));
+	spin_unlock_irqrestore(&srq->lock, flags);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
