@@ -319,7 +319,7 @@ void vru_cq_ex_init(struct vru_cq *cq, uint64_t wc_flags)
 
 /* ------------------------------------------------------------ SQ / RQ -- */
 
-static bool vru_ring_full(struct vru_uring *r)
+bool vru_ring_full(struct vru_uring *r)
 {
 	/* Slots below cons are the device's no longer (release on its side). */
 	uint32_t cons = ring_load_acquire(&uring_ctl(r)->cons);
@@ -411,8 +411,8 @@ static int vru_copy_inline(struct vru_qp *qp,
 	return 0;
 }
 
-static int vru_copy_sges(struct vru_qp *qp, struct virtio_rdma_sge *dst,
-			 const struct ibv_sge *src, int num, uint32_t max)
+int vru_copy_sges(struct vru_qp *qp, struct virtio_rdma_sge *dst,
+		  const struct ibv_sge *src, int num, uint32_t max)
 {
 	int i;
 

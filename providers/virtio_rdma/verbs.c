@@ -271,8 +271,8 @@ static int vru_dereg_mr(struct verbs_mr *vmr)
 	return err;
 }
 
-static int vru_map_ring(struct ibv_context *context, struct vru_uring *r,
-			uint64_t key, uint64_t size, uint32_t depth,
+int vru_map_ring(struct ibv_context *context, struct vru_uring *r,
+		 uint64_t key, uint64_t size, uint32_t depth,
 			uint32_t shift)
 {
 	if (!depth || (depth & (depth - 1)) ||
@@ -291,7 +291,7 @@ static int vru_map_ring(struct ibv_context *context, struct vru_uring *r,
 	return 0;
 }
 
-static void vru_unmap_ring(struct vru_uring *r)
+void vru_unmap_ring(struct vru_uring *r)
 {
 	if (r->buf)
 		munmap(r->buf, r->size);
@@ -413,7 +413,7 @@ static struct ibv_qp *vru_create_qp_ex(struct ibv_context *context,
 	int err;
 
 	/* No creation flag is supported, but an empty set is no request. */
-	if (attr->srq || attr->qp_type == IBV_QPT_XRC_SEND ||
+	if (attr->qp_type == IBV_QPT_XRC_SEND ||
 	    attr->qp_type == IBV_QPT_XRC_RECV ||
 	    (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
 					   IBV_QP_INIT_ATTR_CREATE_FLAGS |
@@ -619,22 +619,27 @@ static const struct verbs_context_ops vru_ctx_ops = {
 	.create_cq_ex = vru_create_cq_ex,
 	.create_qp = vru_create_qp,
 	.create_qp_ex = vru_create_qp_ex,
+	.create_srq = vru_create_srq,
 	.dealloc_pd = vru_dealloc_pd,
 	.dereg_mr = vru_dereg_mr,
 	.destroy_ah = vru_destroy_ah,
 	.destroy_cq = vru_destroy_cq,
 	.destroy_qp = vru_destroy_qp,
+	.destroy_srq = vru_destroy_srq,
 	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = vru_free_context,
 	.import_mr = vru_import_mr,
 	.import_pd = vru_import_pd,
 	.modify_qp = vru_modify_qp,
+	.modify_srq = vru_modify_srq,
 	.poll_cq = vru_poll_cq,
 	.post_recv = vru_post_recv,
+	.post_srq_recv = vru_post_srq_recv,
 	.post_send = vru_post_send,
 	.query_device_ex = vru_query_device_ex,
 	.query_port = vru_query_port,
 	.query_qp = vru_query_qp,
+	.query_srq = vru_query_srq,
 	.reg_mr = vru_reg_mr,
 	.rereg_mr = vru_rereg_mr,
 	.req_notify_cq = vru_req_notify_cq,

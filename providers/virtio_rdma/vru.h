@@ -72,6 +72,14 @@ struct vru_qp {
 	struct virtio_rdma_sq_wqe *wr_cur;
 };
 
+/* A shared receive queue (srq.c): the kernel maps its ring as an RQ's. */
+struct vru_srq {
+	struct verbs_srq vsrq;
+	pthread_spinlock_t lock;
+	struct vru_uring ring;
+	uint32_t max_sge;
+};
+
 struct vru_ah {
 	struct ibv_ah ibah;
 	struct virtio_rdma_av av;
@@ -105,6 +113,11 @@ static inline struct vru_qp *to_vru_qp(struct ibv_qp *qp)
 static inline struct vru_qp *qpex_to_vru_qp(struct ibv_qp_ex *qp)
 {
 	return container_of(qp, struct vru_qp, vqp.qp_ex);
+}
+
+static inline struct vru_srq *to_vru_srq(struct ibv_srq *srq)
+{
+	return container_of(srq, struct vru_srq, vsrq.srq);
 }
 
 static inline struct vru_ah *to_vru_ah(struct ibv_ah *ah)
@@ -153,7 +166,25 @@ static inline void ring_store(__le32 *p, uint32_t v)
 	atomic_store_explicit(ring_word(p), htole32(v), memory_order_relaxed);
 }
 
+/* verbs.c */
+int vru_map_ring(struct ibv_context *context, struct vru_uring *r,
+		 uint64_t key, uint64_t size, uint32_t depth, uint32_t shift);
+void vru_unmap_ring(struct vru_uring *r);
+
+/* srq.c */
+struct ibv_srq *vru_create_srq(struct ibv_pd *pd,
+			       struct ibv_srq_init_attr *attr);
+int vru_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+		   int attr_mask);
+int vru_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+int vru_destroy_srq(struct ibv_srq *srq);
+int vru_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr);
+
 /* datapath.c */
+bool vru_ring_full(struct vru_uring *r);
+int vru_copy_sges(struct vru_qp *qp, struct virtio_rdma_sge *dst,
+		  const struct ibv_sge *src, int num, uint32_t max);
 int vru_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
 int vru_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 void vru_cq_clean(struct vru_cq *cq, uint32_t qpn);

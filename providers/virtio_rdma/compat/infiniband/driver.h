@@ -127,6 +127,14 @@ struct verbs_qp {
 	struct verbs_xrcd *xrcd;
 };
 
+struct verbs_srq {
+	struct ibv_srq srq;
+	enum ibv_srq_type srq_type;
+	struct verbs_xrcd *xrcd;
+	struct ibv_cq *cq;
+	uint32_t srq_num;
+};
+
 struct verbs_cq {
 	union {
 		struct ibv_cq cq;
@@ -166,7 +174,8 @@ struct verbs_context_ops {
 	struct ibv_qp *(*create_qp_ex)(struct ibv_context *context,
 				       struct ibv_qp_init_attr_ex *attr);
 	void *create_rwq_ind_table;
-	void *create_srq;
+	struct ibv_srq *(*create_srq)(struct ibv_pd *pd,
+				      struct ibv_srq_init_attr *attr);
 	void *create_srq_ex;
 	void *create_wq;
 	void *dealloc_mw;
@@ -180,7 +189,7 @@ struct verbs_context_ops {
 	void *destroy_flow_action;
 	int (*destroy_qp)(struct ibv_qp *qp);
 	void *destroy_rwq_ind_table;
-	void *destroy_srq;
+	int (*destroy_srq)(struct ibv_srq *srq);
 	void *destroy_wq;
 	int (*detach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
 			    uint16_t lid);
@@ -196,7 +205,8 @@ struct verbs_context_ops {
 	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 			 int attr_mask);
 	void *modify_qp_rate_limit;
-	void *modify_srq;
+	int (*modify_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+			  int attr_mask);
 	void *modify_wq;
 	void *open_qp;
 	void *open_xrcd;
@@ -206,7 +216,8 @@ struct verbs_context_ops {
 	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
 			 struct ibv_send_wr **bad_wr);
 	void *post_srq_ops;
-	void *post_srq_recv;
+	int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+			     struct ibv_recv_wr **bad_wr);
 	int (*query_device_ex)(struct ibv_context *context,
 			       const struct ibv_query_device_ex_input *input,
 			       struct ibv_device_attr_ex *attr,
@@ -218,7 +229,7 @@ struct verbs_context_ops {
 			int attr_mask, struct ibv_qp_init_attr *init_attr);
 	void *query_qp_data_in_order;
 	void *query_rt_values;
-	void *query_srq;
+	int (*query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr);
 	void *read_counters;
 	void *reg_dm_mr;
 	void *reg_dmabuf_mr;
@@ -257,6 +268,9 @@ VRU_CMD(create_cq);
 VRU_CMD(create_qp);
 VRU_CMD(modify_qp);
 VRU_CMD(query_qp);
+VRU_CMD(create_srq);
+VRU_CMD(modify_srq);
+VRU_CMD(query_srq);
 VRU_CMD_EX(create_cq);
 VRU_CMD_EX(create_qp);
 
@@ -354,6 +368,17 @@ int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
 		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
 		     struct ibv_query_qp *cmd, size_t cmd_size);
 int ibv_cmd_destroy_qp(struct ibv_qp *qp);
+int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
+		       struct ibv_srq_init_attr *attr,
+		       struct ibv_create_srq *cmd, size_t cmd_size,
+		       struct ib_uverbs_create_srq_resp *resp,
+		       size_t resp_size);
+int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		       int srq_attr_mask, struct ibv_modify_srq *cmd,
+		       size_t cmd_size);
+int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		      struct ibv_query_srq *cmd, size_t cmd_size);
+int ibv_cmd_destroy_srq(struct ibv_srq *srq);
 int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		      struct ibv_send_wr **bad_wr);
 int ibv_cmd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
@@ -403,6 +428,10 @@ _Static_assert(sizeof(struct ibv_create_cq) == 40, "");
 _Static_assert(sizeof(struct ibv_create_qp) == 64, "");
 _Static_assert(sizeof(struct ibv_modify_qp) == 120, "");
 _Static_assert(sizeof(struct ibv_query_qp) == 24, "");
+_Static_assert(sizeof(struct ibv_create_srq) == 40, "");
+_Static_assert(sizeof(struct ibv_modify_srq) == 24, "");
+_Static_assert(sizeof(struct ibv_query_srq) == 24, "");
+_Static_assert(sizeof(struct verbs_srq) == 160, "verbs_srq");
 _Static_assert(sizeof(struct ibv_create_cq_ex) == 56, "");
 _Static_assert(sizeof(struct ibv_create_qp_ex) == 88, "");
 #endif
