@@ -150,7 +150,8 @@ def compare(ibdev, raw, port_only=False):
                     'page_size_cap', 'max_qp', 'max_qp_wr', 'max_sge_rd',
                     'max_cq', 'max_cqe', 'max_mr', 'max_pd',
                     'max_qp_rd_atom', 'max_qp_init_rd_atom', 'max_ah',
-                    'max_pkeys', 'local_ca_ack_delay', 'atomic_cap'):
+                    'max_pkeys', 'local_ca_ack_delay', 'atomic_cap',
+                    'max_srq', 'max_srq_wr', 'max_srq_sge'):
             check_num(dev, key, key, d[key])
         # libibverbs' max_sge is the smaller of the send and receive limits.
         check_num(dev, 'max_sge', 'max_sge',

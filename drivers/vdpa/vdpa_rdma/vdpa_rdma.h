@@ -204,6 +204,7 @@ struct vdr_srq {
 	u32 nr_qps;		/* QPs attached; under dev->lock */
 	struct vdr_pd *pd;
 	u32 max_sge;
+	/* The consumer side: the QPs' works take WQEs on several CPUs. */
 	spinlock_t lock;
 	struct vdr_ring ring;
 	u32 cons;		/* the device's copy; ring memory is untrusted */

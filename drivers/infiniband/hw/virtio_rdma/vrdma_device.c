@@ -68,8 +68,11 @@ int vrdma_query_device_caps(struct vrdma_dev *dev)
 		c->max_srq = le32_to_cpu(r->max_srq);
 		c->max_srq_wr = rounddown_pow_of_two(le32_to_cpu(r->max_srq_wr) ?: 1);
 		c->max_srq_sge = le32_to_cpu(r->max_srq_sge);
-		if (!c->max_srq || !c->max_srq_sge)
-			c->max_srq = c->max_srq_wr = c->max_srq_sge = 0;
+		if (!c->max_srq || !c->max_srq_sge) {
+			c->max_srq = 0;
+			c->max_srq_wr = 0;
+			c->max_srq_sge = 0;
+		}
 	}
 
 	/* Ring geometry below relies on these; refuse a device that breaks them. */

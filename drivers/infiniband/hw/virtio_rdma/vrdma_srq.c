@@ -231,8 +231,9 @@ int vrdma_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		wqe->num_sge = n;
 		ring->head++;
 	}
-	/* WQEs before prod; no doorbell (see the top of this file). */
+	/* No doorbell: see the top of this file. */
 	if (ring->head != old)
+		/* WQEs must be visible before the device can see the new prod. */
 		virt_store_release(&vrdma_ring_ctl(ring)->prod,
 				   cpu_to_le32(ring->head));
 	spin_unlock_irqrestore(&srq->lock, flags);

@@ -53,8 +53,8 @@ bool vrdma_ring_full(struct vrdma_ring *ring)
 	return virtio_rdma_ring_full(ring->head, cons, ring->depth);
 }
 
-int vrdma_copy_sges(struct virtio_rdma_sge *dst,
-			   const struct ib_sge *src, int num, u32 max)
+int vrdma_copy_sges(struct virtio_rdma_sge *dst, const struct ib_sge *src,
+		    int num, u32 max)
 {
 	int i;
 
