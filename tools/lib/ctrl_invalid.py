@@ -70,13 +70,15 @@ def rq_stride(shift):
 # Requests whose success creates an object, and the command that destroys it.
 DESTROY = {CMD['CREATE_PD']: CMD['DESTROY_PD'], CMD['GET_DMA_MR']: CMD['DEREG_MR'],
            CMD['CREATE_MR']: CMD['DEREG_MR'], CMD['ALLOC_MR']: CMD['DEREG_MR'],
-           CMD['CREATE_CQ']: CMD['DESTROY_CQ'], CMD['CREATE_QP']: CMD['DESTROY_QP']}
+           CMD['CREATE_CQ']: CMD['DESTROY_CQ'], CMD['CREATE_QP']: CMD['DESTROY_QP'],
+           CMD['CREATE_SRQ']: CMD['DESTROY_SRQ']}
 # The response struct of each command that has a response body.
 RESP = {'QUERY_DEVICE': 'query_device_resp', 'QUERY_PORT': 'query_port_resp',
         'CREATE_PD': 'create_pd_resp', 'GET_DMA_MR': 'mr_resp', 'CREATE_MR': 'mr_resp',
         'ALLOC_MR': 'mr_resp', 'CREATE_CQ': 'create_cq_resp',
         'CREATE_QP': 'create_qp_resp', 'QUERY_QP': 'query_qp_resp',
-        'QUERY_STATS': 'query_stats_resp'}
+        'QUERY_STATS': 'query_stats_resp', 'CREATE_SRQ': 'create_srq_resp',
+        'QUERY_SRQ': 'query_srq_resp'}
 
 
 def st(code):
@@ -146,7 +148,7 @@ class Session:
 
     def __init__(self, path):
         self.dev = RawCmd(ABI, path)
-        self.mem = Pages(8)
+        self.mem = Pages(10)    # 8: an SRQ ring, 9: the SQ of its QP
         self.c = Checks()
         # Objects alive in the device that point at this process's pages or
         # were made by this script: (destroy command, handle), oldest first.
@@ -401,8 +403,8 @@ def check_cq(s):
 # --- CREATE_QP ---------------------------------------------------------------------
 def create_qp(pd, qpt, scq, rcq, sq_addr, rq_addr, sq_depth=4, rq_depth=4,
               sq_shift=1, rq_shift=1, send_sge=1, recv_sge=1, inline=0,
-              sq_size=PAGE, rq_size=PAGE):
-    return ABI.s('create_qp_req').pack(
+              sq_size=PAGE, rq_size=PAGE, srq=0):
+    return ABI.s('create_qp_req').pack(srq_handle=srq,
         pd_handle=pd, qp_type=qpt, sq_wqe_shift=sq_shift, rq_wqe_shift=rq_shift,
         send_cq=scq, recv_cq=rcq, sq_depth=sq_depth, rq_depth=rq_depth,
         max_send_sge=send_sge, max_recv_sge=recv_sge, max_inline_data=inline,
@@ -637,6 +639,66 @@ def check_ud_qkey(s):
     s.expect('DESTROY_QP UD', OK, 'DESTROY_QP', h(ud))
 
 
+# --- shared receive queues (VIRTIO_RDMA_F_SRQ) ---------------------------------------------
+def create_srq(pd, addr, depth=4, shift=1, sge=1, limit=0, size=PAGE):
+    return ABI.s('create_srq_req').pack(pd_handle=pd, depth=depth, max_sge=sge,
+                                        srq_limit=limit, wqe_shift=shift,
+                                        ring_addr=addr, ring_size=size)
+
+
+def check_srq(s):
+    print('--- SRQ')
+    lim, ring = s.lim, s.mem.pa[8]
+    if not lim['max_srq']:
+        print('skip: the device reports no SRQs')
+        return
+    max_shift = lim['max_rq_wqe_shift']
+    s.expect('CREATE_SRQ unknown PD', NOENT, 'CREATE_SRQ', create_srq(0xfffff0, ring))
+    for d in (0, 3, lim['max_srq_wr'] * 2):
+        s.expect(f'CREATE_SRQ depth {d}', INVAL, 'CREATE_SRQ', create_srq(s.pd, ring, depth=d))
+    s.expect(f'CREATE_SRQ wqe_shift {max_shift + 1}', INVAL, 'CREATE_SRQ',
+             create_srq(s.pd, ring, shift=max_shift + 1))
+    s.expect('CREATE_SRQ max_sge 0', INVAL, 'CREATE_SRQ', create_srq(s.pd, ring, sge=0))
+    s.expect(f'CREATE_SRQ max_sge {lim["max_srq_sge"] + 1}', INVAL, 'CREATE_SRQ',
+             create_srq(s.pd, ring, sge=lim['max_srq_sge'] + 1, shift=max_shift))
+    room = rq_stride(1) - RQ_WQE.size
+    s.expect(f'CREATE_SRQ {room // SGE.size + 1} SGEs in a {rq_stride(1)}-byte stride',
+             INVAL, 'CREATE_SRQ', create_srq(s.pd, ring, sge=room // SGE.size + 1))
+    s.expect('CREATE_SRQ srq_limit above depth', INVAL, 'CREATE_SRQ',
+             create_srq(s.pd, ring, limit=5))
+    s.expect(f'CREATE_SRQ ring not {CTL}-byte aligned', INVAL, 'CREATE_SRQ',
+             create_srq(s.pd, ring + 8))
+    s.expect('CREATE_SRQ ring 1 byte too small', INVAL, 'CREATE_SRQ',
+             create_srq(s.pd, ring, size=CTL + 4 * rq_stride(1) - 1))
+    s.expect('CREATE_SRQ ring unmapped', FAULT, 'CREATE_SRQ', create_srq(s.pd, UNMAPPED))
+    srq = s.expect('CREATE_SRQ depth 4 in page 8', OK, 'CREATE_SRQ',
+                   create_srq(s.pd, ring)).get('srq_handle')
+    s.check('SRQ notify after CREATE_SRQ (no doorbells)', 0x80000000, s.mem.ctl(8, 'notify'))
+    mask = ABI.group('SRQ_')
+    msrq = ABI.s('modify_srq_req')
+    s.expect('MODIFY_SRQ max_wr (no resize)', OPNOTSUPP, 'MODIFY_SRQ',
+             msrq.pack(srq_handle=srq, attr_mask=mask['MAX_WR'], srq_limit=0))
+    s.expect('MODIFY_SRQ unknown handle', NOENT, 'MODIFY_SRQ',
+             msrq.pack(srq_handle=0xfffff0, attr_mask=mask['LIMIT'], srq_limit=1))
+    s.expect('MODIFY_SRQ limit above depth', INVAL, 'MODIFY_SRQ',
+             msrq.pack(srq_handle=srq, attr_mask=mask['LIMIT'], srq_limit=5))
+    s.expect('MODIFY_SRQ limit 2', OK, 'MODIFY_SRQ',
+             msrq.pack(srq_handle=srq, attr_mask=mask['LIMIT'], srq_limit=2))
+    q = s.expect('QUERY_SRQ', OK, 'QUERY_SRQ', h(srq))
+    s.check('QUERY_SRQ max_wr, max_sge, limit', (4, 1, 2),
+            (q.get('max_wr'), q.get('max_sge'), q.get('srq_limit')))
+    sq = s.mem.pa[9]
+    cqp(s, 'with an SRQ and an RQ', INVAL, srq=srq, sq_addr=sq)
+    cqp(s, 'with an unknown SRQ', NOENT, srq=0xfffff0, rq_depth=0, sq_addr=sq)
+    cqp(s, 'GSI with an SRQ', INVAL, qpt=QPT['GSI'], srq=srq, rq_depth=0, sq_addr=sq)
+    qp = cqp(s, 'RC with the SRQ', OK, srq=srq, rq_depth=0, sq_addr=sq)
+    s.expect('DESTROY_SRQ with a QP', BUSY, 'DESTROY_SRQ', h(srq))
+    s.expect('DESTROY_QP of the SRQ\'s QP', OK, 'DESTROY_QP', h(qp))
+    s.expect('DESTROY_SRQ', OK, 'DESTROY_SRQ', h(srq))
+    s.expect('DESTROY_SRQ again', NOENT, 'DESTROY_SRQ', h(srq))
+    s.expect('QUERY_SRQ of a destroyed SRQ', NOENT, 'QUERY_SRQ', h(srq))
+
+
 # --- tables full ------------------------------------------------------------------------------
 def check_nospc(s):
     print('--- NOSPC')
@@ -672,7 +734,7 @@ def check_cleanup(s):
 
 SECTIONS = (check_chain_shape, check_port_and_gids, check_pd, check_mr, check_cq,
             check_create_qp, check_modify_qp, check_flush_on_err, check_cq_overflow,
-            check_ud_qkey, check_nospc, check_cleanup)
+            check_ud_qkey, check_srq, check_nospc, check_cleanup)
 
 
 def check_layouts():

@@ -411,9 +411,9 @@ int main(int argc, char **argv)
 	q.srq_limit = 8;
 	check(!ibv_modify_srq(srq, &q, IBV_SRQ_LIMIT), "arm srq_limit 8");
 	memset(&q, 0, sizeof(q));
-	check(!ibv_query_srq(srq, &q) && q.srq_limit == 8 &&
-	      q.max_wr == sa.attr.max_wr, "query: limit %u max_wr %u",
-	      q.srq_limit, q.max_wr);
+	err = ibv_query_srq(srq, &q);
+	check(!err && q.srq_limit == 8 && q.max_wr == sa.attr.max_wr,
+	      "query: limit %u max_wr %u", q.srq_limit, q.max_wr);
 	send_msg(qb[0], msg++, NULL, 0);
 	expect_recvs(1, qa[0]->qp_num, 0, "RC qp 0, 1 message");
 	send_msg(qb[1], msg++, NULL, 0);
@@ -424,7 +424,8 @@ int main(int argc, char **argv)
 	check(wait_event(IBV_EVENT_SRQ_LIMIT_REACHED, srq, WAIT_MS),
 	      "SRQ_LIMIT_REACHED with 7 WQEs left");
 	memset(&q, 0, sizeof(q));
-	check(!ibv_query_srq(srq, &q) && q.srq_limit == 0,
+	err = ibv_query_srq(srq, &q);
+	check(!err && q.srq_limit == 0,
 	      "query after the event: limit %u (disarmed)", q.srq_limit);
 	send_msg(qb[1], msg++, NULL, 0);
 	send_msg(qb[1], msg++, NULL, 0);

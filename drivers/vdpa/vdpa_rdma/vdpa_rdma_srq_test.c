@@ -48,9 +48,9 @@ static void post(struct env *e, u32 idx, u8 nsge)
 	struct virtio_rdma_sge *s = (void *)(w + 1);
 
 	memset(w, 0, STRIDE);
-	w->wr_id = cpu_to_le64(0x1000 + idx);
+	w->wr_id = cpu_to_le64(0x1000ULL + idx);
 	w->num_sge = nsge;
-	s->addr = cpu_to_le64(0xabc0 + idx);
+	s->addr = cpu_to_le64(0xabc0ULL + idx);
 	s->length = cpu_to_le32(64);
 	e->srq.ring.ctl->prod = cpu_to_le32(idx + 1);
 }
