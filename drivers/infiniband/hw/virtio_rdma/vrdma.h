@@ -18,7 +18,7 @@
  *   marked broken, keeping what the device may still use on
  *   dev->orphans/orphan_rings until reset.
  * - Data path: kernel QPs write WQEs into their rings under qp->sq_lock /
- *   qp->rq_lock; a CQ's ring head and arm sequence are under cq->lock,
+ *   qp->rq_lock, kernel SRQs under srq->lock; a CQ's ring head and arm sequence are under cq->lock,
  *   which destroy_qp also takes to fence pollers.  User QPs and CQs never
  *   enter the kernel on the data path (the provider owns their rings).
  * - Doorbells: any CPU, on the doorbellq picked by the CPU, under
@@ -33,7 +33,7 @@
  *   dev->netdev_lock covers the bound netdev pointer.
  *
  * Lock order: qp->modify_lock -> dev->ctrl_lock; cq->lock, qp->sq_lock,
- * qp->rq_lock and dbq->lock are innermost and never held across a command
+ * qp->rq_lock, srq->lock and dbq->lock are innermost and never held across a command
  * (nor two dbq->locks at once).
  *
  * Logging: ibdev_*() where only a registered ib_device is involved (verbs,
