@@ -313,6 +313,8 @@ struct vdr_dev {
 	struct vdr_gid gids[VDR_GID_TBL_LEN];
 
 	atomic64_t stats[VIRTIO_RDMA_NUM_STATS];
+	/* Same-host segments sent (vdr_xport.h); debugfs only. */
+	atomic_t same_host_segs;
 	/* Received packets queued to the QPs, all together (vdr_xqp.c). */
 	atomic_t rx_backlog;
 

@@ -200,7 +200,7 @@ static void xport_timeout(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, roce_rel_timeout(&r, true, false), ROCE_TMO_RETRY);
 	KUNIT_EXPECT_EQ(test, roce_rel_timeout(&r, false, false), ROCE_TMO_NONE);
-	KUNIT_EXPECT_EQ(test, roce_rel_timeout(&r, true, true), ROCE_TMO_NONE);
+	KUNIT_EXPECT_EQ(test, roce_rel_timeout(&r, true, VDR_SEG_MAX_BYTES), ROCE_TMO_NONE);
 	r.retry_left = 0;
 	KUNIT_EXPECT_EQ(test, roce_rel_timeout(&r, true, false), ROCE_TMO_FAIL);
 	r.rnr_retry = 7;
@@ -356,10 +356,10 @@ static void xport_read_resp(struct kunit *test)
 static void xport_resp_psn(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, roce_rel_resp_psn(10, 10, false), ROCE_RPSN_OK);
-	KUNIT_EXPECT_EQ(test, roce_rel_resp_psn(10, 10, true), ROCE_RPSN_OK);
+	KUNIT_EXPECT_EQ(test, roce_rel_resp_psn(10, 10, VDR_SEG_MAX_BYTES), ROCE_RPSN_OK);
 	KUNIT_EXPECT_EQ(test, roce_rel_resp_psn(10, 9, false), ROCE_RPSN_DUP);
 	KUNIT_EXPECT_EQ(test, roce_rel_resp_psn(10, 11, false), ROCE_RPSN_NAK);
-	KUNIT_EXPECT_EQ(test, roce_rel_resp_psn(10, 11, true), ROCE_RPSN_DROP);
+	KUNIT_EXPECT_EQ(test, roce_rel_resp_psn(10, 11, VDR_SEG_MAX_BYTES), ROCE_RPSN_DROP);
 	/* Across the wrap, and the half-space boundary. */
 	KUNIT_EXPECT_EQ(test, roce_rel_resp_psn(0, PSN_MAX, false),
 			ROCE_RPSN_DUP);
@@ -390,8 +390,38 @@ static void xport_npkts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vdr_req_npkts(U32_MAX - 100, 256), 1U << 24);
 }
 
+/*
+ * Same-host segments: whole path-MTU packets, as many as the window's room
+ * and VDR_SEG_MAX_BYTES allow; one packet on the wire or with no room.
+ */
+static void xport_seg_len(struct kunit *test)
+{
+	const u32 seg = VDR_SEG_MAX_BYTES;
+
+	/* The wire: one path MTU, or what is left. */
+	KUNIT_EXPECT_EQ(test, vdr_seg_len(65536, 1024, 128, 0), 1024U);
+	KUNIT_EXPECT_EQ(test, vdr_seg_len(100, 1024, 128, 0), 100U);
+	/* A bound below one packet is one packet. */
+	KUNIT_EXPECT_EQ(test, vdr_seg_len(65536, 4096, 128, 1024), 4096U);
+	/* A bound between multiples: whole packets below it. */
+	KUNIT_EXPECT_EQ(test, vdr_seg_len(65536, 4096, 128, 10000), 8192U);
+	/* Same host: up to the bound, in whole packets. */
+	KUNIT_EXPECT_EQ(test, vdr_seg_len(65536, 1024, 128, seg), seg);
+	KUNIT_EXPECT_EQ(test, vdr_seg_len(65536, 4096, 128, seg), seg);
+	KUNIT_EXPECT_EQ(test, vdr_seg_len(5000, 1024, 128, seg), 5000U);
+	/* The window's room bounds it, and never below one packet. */
+	KUNIT_EXPECT_EQ(test, vdr_seg_len(65536, 1024, 3, seg), 3072U);
+	KUNIT_EXPECT_EQ(test, vdr_seg_len(65536, 1024, 1, seg), 1024U);
+	KUNIT_EXPECT_EQ(test, vdr_seg_len(65536, 1024, 0, seg), 1024U);
+	KUNIT_EXPECT_EQ(test, vdr_seg_len(65536, 1024, -5, seg), 1024U);
+	/* A 2 GiB message: no overflow, a segment is a multiple of the MTU. */
+	KUNIT_EXPECT_EQ(test, vdr_seg_len(U32_MAX, 256, S32_MAX, seg), seg);
+	KUNIT_EXPECT_EQ(test, vdr_seg_len(0, 4096, 128, seg), 0U);
+}
+
 static struct kunit_case xport_cases[] = {
 	KUNIT_CASE(xport_npkts),
+	KUNIT_CASE(xport_seg_len),
 	KUNIT_CASE(xport_psn_arith),
 	KUNIT_CASE(xport_ack_progress),
 	KUNIT_CASE(xport_ack_stale),

@@ -300,7 +300,7 @@ static struct vdr_swqe *vdr_comp_rd_wqe(struct vdr_dev *dev,
 }
 
 static void vdr_comp_read_resp(struct vdr_dev *dev, struct vdr_qp *qp,
-			       struct roce_pkt *pkt)
+			       struct roce_pkt *pkt, u32 npsn)
 {
 	struct vdr_xqp *x = qp->xqp;
 	bool last = pkt->info->flags & ROCE_OPF_LAST;
@@ -324,8 +324,9 @@ static void vdr_comp_read_resp(struct vdr_dev *dev, struct vdr_qp *qp,
 	default:
 		return;
 	}
+	/* A same-host segment is npsn full packets (vdr_xport.h). */
 	if (pkt->payload_len > w->len - w->read_off ||
-	    (!last && pkt->payload_len != x->mtu) ||
+	    (!last && pkt->payload_len != npsn * x->mtu) ||
 	    (last && w->read_off + pkt->payload_len != w->len)) {
 		w->state = VDR_SWQE_DONE;
 		w->status = VIRTIO_RDMA_WC_BAD_RESP_ERR;
@@ -341,7 +342,7 @@ static void vdr_comp_read_resp(struct vdr_dev *dev, struct vdr_qp *qp,
 		return;
 	}
 	w->read_off += pkt->payload_len;
-	vdr_comp_progress(qp, pkt->psn);
+	vdr_comp_progress(qp, roce_psn_add(pkt->psn, npsn - 1));
 	if (last) {
 		w->state = VDR_SWQE_DONE;
 		w->status = VIRTIO_RDMA_WC_SUCCESS;
@@ -367,8 +368,12 @@ static void vdr_comp_atomic_ack(struct vdr_dev *dev, struct vdr_qp *qp,
 	vdr_comp_progress(qp, pkt->psn);
 }
 
+/*
+ * @npsn: the packets @pkt stands for: 1, more for a same-host segment
+ * (vdr_xport.h)
+ */
 void vdr_comp_packet(struct vdr_dev *dev, struct vdr_qp *qp,
-		     struct roce_pkt *pkt)
+		     struct roce_pkt *pkt, u32 npsn)
 {
 	u16 f = pkt->info->flags;
 
@@ -382,7 +387,7 @@ void vdr_comp_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 		    (pkt->aeth.syndrome & ROCE_AETH_TYPE_MASK) != ROCE_AETH_ACK)
 			vdr_comp_aeth(dev, qp, pkt);
 		else
-			vdr_comp_read_resp(dev, qp, pkt);
+			vdr_comp_read_resp(dev, qp, pkt, npsn);
 	} else if (f & ROCE_OPF_ATOMIC_ACK) {
 		vdr_comp_atomic_ack(dev, qp, pkt);
 	} else if (f & ROCE_OPF_ACK) {

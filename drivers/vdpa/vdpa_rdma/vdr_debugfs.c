@@ -5,6 +5,7 @@
  * vdpa_rdma: the state of every QP and CQ of a device, for debugging a
  * connection that stopped moving: /sys/kernel/debug/vdpa_rdma/<dev>/qps
  * and .../cqs.  One line per object; ring indices as the device sees them.
+ * .../same_host_segments counts the same-host segments sent (vdr_xport.h).
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -110,6 +111,8 @@ void vdr_debugfs_add(struct vdr_dev *dev)
 	dev->debugfs = debugfs_create_dir(dev->name, vdr_debugfs_root);
 	debugfs_create_file("qps", 0400, dev->debugfs, dev, &vdr_dbg_qps_fops);
 	debugfs_create_file("cqs", 0400, dev->debugfs, dev, &vdr_dbg_cqs_fops);
+	debugfs_create_atomic_t("same_host_segments", 0400, dev->debugfs,
+				&dev->same_host_segs);
 }
 
 void vdr_debugfs_del(struct vdr_dev *dev)

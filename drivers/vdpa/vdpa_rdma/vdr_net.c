@@ -69,6 +69,11 @@ module_param(same_host, bool, 0644);
 MODULE_PARM_DESC(same_host,
 		 "Whether new devices deliver to other vdpa_rdma devices of this kernel directly, without the network stack (default true; per device: sysfs same_host)");
 
+static unsigned int same_host_seg = VDR_SEG_MAX_BYTES;
+module_param(same_host_seg, uint, 0644);
+MODULE_PARM_DESC(same_host_seg,
+		 "Bytes of a message the same-host path sends as one packet, in whole path-MTU packets (default and most 32768; 0: one path MTU, as on the wire)");
+
 static ssize_t same_host_show(struct device *d, struct device_attribute *attr,
 			      char *buf)
 {
@@ -159,7 +164,9 @@ static struct vdr_xdev *vdr_net_find(struct vdr_net *vn,
  */
 static int vdr_net_rx(struct vdr_dev *dev, struct sk_buff *skb)
 {
-	vdr_stat_inc(dev, VIRTIO_RDMA_STAT_RX_PACKETS);
+	/* A same-host segment counts as the packets it stands for. */
+	atomic64_add(vdr_skb_npsn(skb),
+		     &dev->stats[VIRTIO_RDMA_STAT_RX_PACKETS]);
 	atomic64_add(skb->len - sizeof(struct udphdr),
 		     &dev->stats[VIRTIO_RDMA_STAT_RX_BYTES]);
 	return vdr_recv_queue(dev, skb);
@@ -177,6 +184,7 @@ static int vdr_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		return 0;
 	}
 	VDR_SKB_CB(skb)->same_host = false;
+	VDR_SKB_CB(skb)->npsn = 1;
 	vdr_net_rx(x->dev, skb);
 	return 0;
 }
@@ -538,10 +546,34 @@ static struct vdr_dev *vdr_net_local_peer(struct vdr_dev *dev,
 	return peer;
 }
 
-/* Counted like RX: the UDP payload, BTH through ICRC. */
-static void vdr_net_tx_count(struct vdr_dev *dev, unsigned int len)
+/**
+ * vdr_net_seg_max - the largest same-host segment to @av now
+ * @dev: the sending device
+ * @av: the destination
+ *
+ * For the sender's cutting of a message (vdr_xport.h): 0 when a packet to
+ * @av takes the wire.  The peer may go away before the packet is sent:
+ * vdr_net_xmit() then drops the segment, a loss that retransmission
+ * recovers with path-MTU packets.
+ */
+u32 vdr_net_seg_max(struct vdr_dev *dev, const struct virtio_rdma_av *av)
 {
-	vdr_stat_inc(dev, VIRTIO_RDMA_STAT_TX_PACKETS);
+	u32 seg = min_t(u32, READ_ONCE(same_host_seg), VDR_SEG_MAX_BYTES);
+	bool local;
+
+	if (!seg)
+		return 0;
+	rcu_read_lock();
+	local = vdr_net_port_up(dev) && vdr_net_local_peer(dev, av->dgid);
+	rcu_read_unlock();
+	return local ? seg : 0;
+}
+
+/* Counted like RX: the UDP payload, BTH through ICRC. */
+static void vdr_net_tx_count(struct vdr_dev *dev, u32 npkts,
+			     unsigned int len)
+{
+	atomic64_add(npkts, &dev->stats[VIRTIO_RDMA_STAT_TX_PACKETS]);
 	atomic64_add(len, &dev->stats[VIRTIO_RDMA_STAT_TX_BYTES]);
 }
 
@@ -561,7 +593,9 @@ static int vdr_net_local_send(struct vdr_dev *dev, struct vdr_dev *peer,
 		vdr_push_ip6(skb, av, sgid);
 	__skb_pull(skb, skb_transport_offset(skb));
 	VDR_SKB_CB(skb)->same_host = true;
-	vdr_net_tx_count(dev, len);
+	if (vdr_skb_npsn(skb) > 1)
+		atomic_inc(&dev->same_host_segs);
+	vdr_net_tx_count(dev, vdr_skb_npsn(skb), len);
 	return vdr_net_rx(peer, skb) == -ENOBUFS ? -ENOBUFS : 0;
 }
 
@@ -588,7 +622,7 @@ static int vdr_net_wire_send(struct vdr_dev *dev, struct sk_buff *skb)
 	ret = net_xmit_eval(ret);
 	if (ret)
 		return ret < 0 ? ret : -ENOBUFS;
-	vdr_net_tx_count(dev, len);
+	vdr_net_tx_count(dev, 1, len);
 	return 0;
 }
 
@@ -646,6 +680,11 @@ int vdr_net_xmit(struct vdr_dev *dev, const struct virtio_rdma_av *av,
 		ret = vdr_net_local_send(dev, peer, av, sgid.gid, skb);
 		rcu_read_unlock();
 		return ret;
+	}
+	/* A same-host segment whose peer went away: lost (vdr_xport.h). */
+	if (vdr_skb_npsn(skb) > 1) {
+		ret = -EMSGSIZE;
+		goto err_unlock;
 	}
 	net = dev_net(ndev);
 	if (v4) {

@@ -80,6 +80,28 @@ static bool vdr_recv_type_ok(const struct vdr_qp *qp, u8 opcode)
 }
 
 /*
+ * A same-host segment (vdr_xport.h) stands for @npsn packets of one
+ * message at this QP's path MTU: every one full but a message's last, and
+ * only of the opcodes with a payload that the requester or a READ's
+ * responder cuts.  -EINVAL for anything else.
+ */
+static int vdr_recv_seg_check(struct vdr_qp *qp, const struct roce_pkt *pkt,
+			      u32 npsn)
+{
+	u16 f = pkt->info->flags;
+	u32 mtu = qp->xqp->mtu;
+
+	if (qp->type != VIRTIO_RDMA_QPT_RC && qp->type != VIRTIO_RDMA_QPT_UC)
+		return -EINVAL;
+	if (!(f & (ROCE_OPF_SEND | ROCE_OPF_WRITE | ROCE_OPF_READ_RESP)))
+		return -EINVAL;
+	if (vdr_req_npkts(pkt->payload_len, mtu) != npsn ||
+	    (!(f & ROCE_OPF_LAST) && pkt->payload_len % mtu))
+		return -EINVAL;
+	return 0;
+}
+
+/*
  * Checks and parses @skb (data = UDP header).  Returns 0, -EBADMSG for a
  * bad ICRC (counted apart) or -EINVAL for any other reason to drop it.
  */
@@ -109,6 +131,10 @@ static int vdr_recv_parse(struct vdr_dev *dev, struct vdr_qp *qp,
 	/* Packets are processed only from RTR on; before, they are lost. */
 	if (qp->state < VIRTIO_RDMA_QPS_RTR ||
 	    qp->state == VIRTIO_RDMA_QPS_ERR)
+		return -EINVAL;
+	/* From RTR on, the path MTU is known. */
+	if (VDR_SKB_CB(skb)->same_host && vdr_skb_npsn(skb) > 1 &&
+	    vdr_recv_seg_check(qp, pkt, vdr_skb_npsn(skb)))
 		return -EINVAL;
 	return 0;
 }
@@ -150,7 +176,7 @@ bool vdr_recv_process(struct vdr_dev *dev, struct vdr_qp *qp)
 			return false;
 		err = vdr_recv_parse(dev, qp, skb, &pkt);
 		if (!err && (pkt.info->flags & ROCE_OPF_RESP))
-			vdr_comp_packet(dev, qp, &pkt);
+			vdr_comp_packet(dev, qp, &pkt, vdr_skb_npsn(skb));
 		else if (!err)
 			vdr_resp_packet(dev, qp, skb, &pkt);
 		else if (err == -EINVAL)

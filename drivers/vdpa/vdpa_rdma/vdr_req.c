@@ -31,6 +31,27 @@ u32 vdr_req_npkts(u32 len, u32 mtu)
 }
 EXPORT_SYMBOL_IF_KUNIT(vdr_req_npkts);
 
+/**
+ * vdr_seg_len - bytes of a message's next packet
+ * @left: bytes of the message from here on
+ * @mtu: the path MTU
+ * @room: packets the window allows from here on
+ * @seg_max: bytes of a same-host segment at most (vdr_net_seg_max()), 0
+ *	     on the wire
+ *
+ * One path MTU on the wire; a same-host segment of as many whole path-MTU
+ * packets as the window and @seg_max allow (vdr_xport.h).
+ */
+u32 vdr_seg_len(u32 left, u32 mtu, s32 room, u32 seg_max)
+{
+	u32 pkts = 1;
+
+	if (room > 1)
+		pkts = min_t(u32, room, max_t(u32, seg_max / mtu, 1));
+	return min_t(u64, left, (u64)mtu * pkts);
+}
+EXPORT_SYMBOL_IF_KUNIT(vdr_seg_len);
+
 /* Opcode vs QP type (spec "Send queue WQE"), as the drivers check it. */
 static bool vdr_req_op_ok(const struct vdr_qp *qp, u8 op)
 {
@@ -291,33 +312,47 @@ static u8 vdr_req_opcode(const struct vdr_qp *qp,
 
 /*
  * Whether a packet asks for an ACK: the last of a message; one in every
- * VDR_REQ_ACK_EVERY; every one once half the window is unacknowledged,
- * or the requester would wait for an ACK that nothing asked for; the
- * newest packet sent again; and the loss probe (vdr_req_probe()).
+ * VDR_REQ_ACK_EVERY PSNs (a segment that holds such a PSN); every one once
+ * half the window is unacknowledged, or the requester would wait for an
+ * ACK that nothing asked for; the newest packet sent again; and the loss
+ * probe (vdr_req_probe()).
  */
 static bool vdr_req_ack_req(const struct vdr_xqp *x, u32 npsn, bool last)
 {
 	u32 end = roce_psn_add(x->req_psn, npsn);
+	u32 pos = x->req_psn % VDR_REQ_ACK_EVERY;
 
-	return last || !(x->req_psn % VDR_REQ_ACK_EVERY) ||
+	return last || !pos || pos + npsn > VDR_REQ_ACK_EVERY ||
 	       roce_psn_diff(end, x->acked_psn) > (s32)x->cwnd / 2 ||
 	       end == x->sent_psn || x->probing;
 }
 
-/* Send the next packet of @w; returns false if the WQE failed. */
-static bool vdr_req_packet(struct vdr_dev *dev, struct vdr_qp *qp,
-			   struct vdr_swqe *w)
+/*
+ * Send the next packet of @w.  Returns the path-MTU packets it stands for
+ * (the budget it used): 1, or more for a same-host segment.
+ */
+static u32 vdr_req_packet(struct vdr_dev *dev, struct vdr_qp *qp,
+			  struct vdr_swqe *w)
 {
 	struct vdr_xqp *x = qp->xqp;
 	const struct virtio_rdma_av *av = &qp->attr.av;
 	bool first = !x->req_off;
-	struct roce_pkt pkt = { };
-	u32 qkey, n = 0, npsn = 1;
+	struct roce_pkt pkt;
+	u32 qkey, n, npsn;
 	struct sk_buff *skb;
-	bool last = true;
+	u32 seg_max = 0;
+	bool last;
 	u8 *payload;
 	int err;
 
+	/* Never for the loss probe, which is one packet (vdr_req_probe()). */
+	if (!vdr_qp_is_ud(qp) && !x->probing)
+		seg_max = vdr_net_seg_max(dev, av);
+again:
+	memset(&pkt, 0, sizeof(pkt));
+	n = 0;
+	npsn = 1;
+	last = true;
 	switch (w->wqe.opcode) {
 	case VIRTIO_RDMA_WR_RDMA_READ:
 		/* Again after a loss: only what has not arrived. */
@@ -340,7 +375,12 @@ static bool vdr_req_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 		}
 		break;
 	default:
-		n = min(w->len - x->req_off, x->mtu);
+		n = vdr_seg_len(w->len - x->req_off, x->mtu,
+				qp->type == VIRTIO_RDMA_QPT_RC ?
+				(s32)x->cwnd + 1 -
+				roce_psn_diff(x->req_psn, x->acked_psn) :
+				S32_MAX, seg_max);
+		npsn = vdr_req_npkts(n, x->mtu);
 		last = x->req_off + n == w->len;
 		pkt.reth.va = le64_to_cpu(w->wqe.wr.rdma.remote_addr);
 		pkt.reth.rkey = le32_to_cpu(w->wqe.wr.rdma.rkey);
@@ -370,8 +410,14 @@ static bool vdr_req_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 	}
 
 	skb = vdr_xqp_pkt_alloc(dev, &pkt, &payload);
+	if (!skb && n > x->mtu) {
+		/* No memory for a segment: one path-MTU packet instead. */
+		seg_max = 0;
+		goto again;
+	}
 	if (!skb)
-		return true;	/* like a loss: the timer sends it again */
+		return 1;	/* like a loss: the timer sends it again */
+	VDR_SKB_CB(skb)->npsn = n ? npsn : 1;
 	if (n && (w->wqe.flags & VIRTIO_RDMA_WQE_F_INLINE)) {
 		memcpy(payload, w->inl + x->req_off, n);
 	} else if (n) {
@@ -380,7 +426,7 @@ static bool vdr_req_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 		if (err) {
 			kfree_skb(skb);
 			vdr_swqe_fail(dev, w, vdr_mem_status(err));
-			return false;
+			return 1;
 		}
 	}
 	err = vdr_xqp_send(dev, qp, av, &pkt, skb);
@@ -388,7 +434,7 @@ static bool vdr_req_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 		/* Bad address vector: a per-WQE error on UD. */
 		vdr_swqe_fail(dev, w, VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
 		w->soft_err = true;
-		return false;
+		return 1;
 	}
 	if (qp->type == VIRTIO_RDMA_QPT_RC && !x->rtt_valid &&
 	    x->req_psn == x->sent_psn && (pkt.ack_req || w->rd_atomic)) {
@@ -418,7 +464,7 @@ static bool vdr_req_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 	    !hrtimer_active(&x->retrans_timer))
 		vdr_xqp_timer_arm(x);
 	if (!last)
-		return true;
+		return npsn;
 	if (qp->type == VIRTIO_RDMA_QPT_RC) {
 		w->state = VDR_SWQE_SENT;
 	} else {
@@ -427,7 +473,7 @@ static bool vdr_req_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 	}
 	x->req_off = 0;
 	x->sq_next++;
-	return true;
+	return npsn;
 }
 
 /* Whether an earlier READ or atomic is still outstanding, and how many. */
@@ -456,10 +502,11 @@ bool vdr_req_process(struct vdr_dev *dev, struct vdr_qp *qp)
 {
 	struct vdr_xqp *x = qp->xqp;
 	struct vdr_swqe *w;
-	u32 pending;
-	int i;
+	u32 pending, i, used;
 
-	for (i = 0; i < VDR_XQP_BUDGET; i++) {
+	/* The budget is in path-MTU packets: a segment uses several. */
+	for (i = 0; i < VDR_XQP_BUDGET; i += used) {
+		used = 1;
 		if (qp->state != VIRTIO_RDMA_QPS_RTS &&
 		    !(qp->state == VIRTIO_RDMA_QPS_SQD && x->req_off))
 			return false;
@@ -499,10 +546,10 @@ bool vdr_req_process(struct vdr_dev *dev, struct vdr_qp *qp)
 		    (roce_psn_diff(x->req_psn, x->acked_psn) > (s32)x->cwnd ||
 		     (x->probing && x->req_psn != x->probe_psn)))
 			break;
-		vdr_req_packet(dev, qp, w);
+		used = vdr_req_packet(dev, qp, w);
 	}
 	/* Budget used up: the QP's next run sends the rest. */
-	return i == VDR_XQP_BUDGET;
+	return i >= VDR_XQP_BUDGET;
 }
 
 /*

@@ -300,20 +300,23 @@ static void vdr_resp_read_start(struct vdr_qp *qp,
 	x->rd_off = 0;
 	x->rd_psn = psn;
 	x->rd_active = true;
+	x->rd_seg_max = vdr_net_seg_max(x->dev, &qp->attr.av);
 }
 
 /* Build and send the next response packet of the READ being answered. */
-static bool vdr_resp_read_packet(struct vdr_dev *dev, struct vdr_qp *qp)
+static bool vdr_resp_read_packet(struct vdr_dev *dev, struct vdr_qp *qp,
+				 u32 *budget)
 {
 	struct vdr_xqp *x = qp->xqp;
 	struct vdr_rdatom *r = &x->rd_cur;
 	bool first = x->rd_off == 0, last;
 	struct roce_pkt pkt = { };
 	struct sk_buff *skb;
-	u32 n, off = x->rd_off;
+	u32 n, npsn, off = x->rd_off;
 	u8 *payload;
 
-	n = min(r->len - off, x->mtu);
+	/* No window for READ responses: the budget paces them. */
+	n = vdr_seg_len(r->len - off, x->mtu, S32_MAX, x->rd_seg_max);
 	last = off + n == r->len;
 	if (first && last)
 		pkt.opcode = ROCE_RC(RDMA_READ_RESPONSE_ONLY);
@@ -330,6 +333,11 @@ static bool vdr_resp_read_packet(struct vdr_dev *dev, struct vdr_qp *qp)
 	pkt.aeth.msn = x->msn;
 	pkt.payload_len = n;
 	skb = vdr_xqp_pkt_alloc(dev, &pkt, &payload);
+	if (!skb && n > x->mtu) {
+		/* No room for a segment: path-MTU packets from now on. */
+		x->rd_seg_max = 0;
+		return true;
+	}
 	if (!skb)
 		return false;
 	if (n && vdr_mr_rw(dev, qp->pd, r->rkey,
@@ -338,9 +346,12 @@ static bool vdr_resp_read_packet(struct vdr_dev *dev, struct vdr_qp *qp)
 		kfree_skb(skb);
 		return false;
 	}
+	npsn = vdr_req_npkts(n, x->mtu);
+	VDR_SKB_CB(skb)->npsn = npsn;
 	vdr_xqp_send(dev, qp, &qp->attr.av, &pkt, skb);
 	x->rd_off += n;
-	x->rd_psn = roce_psn_add(x->rd_psn, 1);
+	x->rd_psn = roce_psn_add(x->rd_psn, npsn);
+	*budget -= min_t(u32, *budget, npsn);
 	return !last;
 }
 
@@ -360,12 +371,13 @@ static bool vdr_resp_read_packet(struct vdr_dev *dev, struct vdr_qp *qp)
 bool vdr_resp_read_continue(struct vdr_dev *dev, struct vdr_qp *qp)
 {
 	struct vdr_xqp *x = qp->xqp;
-	int i;
+	u32 budget = VDR_XQP_BUDGET;
 
 	if (!x->rd_active)
 		return false;
-	for (i = 0; i < VDR_XQP_BUDGET; i++) {
-		if (!vdr_resp_read_packet(dev, qp)) {
+	/* The budget is in path-MTU packets: a segment uses several. */
+	while (budget) {
+		if (!vdr_resp_read_packet(dev, qp, &budget)) {
 			x->rd_active = false;
 			return !skb_queue_empty_lockless(&x->rxq);
 		}
@@ -636,6 +648,8 @@ void vdr_resp_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 	struct vdr_xqp *x = qp->xqp;
 	u16 f = pkt->info->flags;
 	bool rc = qp->type == VIRTIO_RDMA_QPT_RC;
+	/* A same-host segment stands for npsn packets (vdr_xport.h). */
+	u32 npsn = vdr_skb_npsn(skb);
 	bool ok;
 	s32 d;
 
@@ -707,7 +721,7 @@ void vdr_resp_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 		if (!rc) {
 			x->prev_opcode = ROCE_OPCODE_NONE;
 			x->recv_off = 0;
-			x->epsn = roce_psn_add(pkt->psn, 1);
+			x->epsn = roce_psn_add(pkt->psn, npsn);
 		}
 		return;
 	}
@@ -717,7 +731,7 @@ void vdr_resp_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 		x->msn++;
 	if (rc && pkt->ack_req && !(f & (ROCE_OPF_READ | ROCE_OPF_ATOMIC))) {
 		x->ack_pending = true;
-		x->ack_psn = pkt->psn;
+		x->ack_psn = roce_psn_add(pkt->psn, npsn - 1);
 	}
-	x->epsn = roce_psn_add(x->epsn, 1);
+	x->epsn = roce_psn_add(x->epsn, npsn);
 }

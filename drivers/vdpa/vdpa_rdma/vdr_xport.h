@@ -35,9 +35,34 @@ struct vdr_xdev {
 struct vdr_skb_cb {
 	/* From the same-host path (vdr_net.c): there is no ICRC to check. */
 	bool same_host;
+	/*
+	 * PSNs the packet stands for: 1 on the wire; a same-host segment
+	 * (below) carries the payload of several packets of one message.
+	 */
+	u16 npsn;
 };
 
 #define VDR_SKB_CB(skb)	((struct vdr_skb_cb *)(skb)->cb)
+
+/*
+ * Same-host segments.  A packet that never leaves this kernel need not be
+ * cut at the path MTU: the requester (and the responder for READ
+ * responses) sends up to this many bytes of one message in one packet,
+ * whose PSN is that of its first path-MTU packet and which stands for all
+ * of them (skb->cb npsn).  The receiver executes it as that run of
+ * packets, so PSNs, ACKs, NAKs, windows and retransmission are those of
+ * the wire; what it saves is the per-packet work (an skb, a queueing and
+ * a wakeup, a parse, a QP lookup, an ACK decision) 8 to 32 times over.
+ * 32 KiB of payload keeps the skb within an order-4 allocation; a
+ * segment that cannot be allocated goes as one path-MTU packet.  The
+ * module parameter same_host_seg lowers the bound (0: no segments).
+ */
+#define VDR_SEG_MAX_BYTES	(32 * 1024)
+
+static inline u32 vdr_skb_npsn(const struct sk_buff *skb)
+{
+	return max_t(u32, VDR_SKB_CB(skb)->npsn, 1);
+}
 
 /* ---- per-QP transport state (vdr_xqp.c, vdr_req.c, vdr_resp.c, vdr_comp.c) ---- */
 
@@ -148,6 +173,7 @@ struct vdr_xqp {
 	u32 rd_off;
 	u32 rd_psn;
 	bool rd_active;
+	u32 rd_seg_max;			/* same-host segments: vdr_seg_len() */
 	struct rcu_head rcu;
 };
 
@@ -269,6 +295,7 @@ void vdr_req_probe(struct vdr_dev *dev, struct vdr_qp *qp);
 void vdr_req_retransmit(struct vdr_dev *dev, struct vdr_qp *qp,
 			u32 psn);
 u32 vdr_req_npkts(u32 len, u32 mtu);
+u32 vdr_seg_len(u32 left, u32 mtu, s32 room, u32 seg_max);
 
 /* ---- vdr_resp.c ---- */
 void vdr_resp_packet(struct vdr_dev *dev, struct vdr_qp *qp,
@@ -278,13 +305,14 @@ void vdr_resp_flush_ack(struct vdr_dev *dev, struct vdr_qp *qp);
 
 /* ---- vdr_comp.c ---- */
 void vdr_comp_packet(struct vdr_dev *dev, struct vdr_qp *qp,
-		     struct roce_pkt *pkt);
+		     struct roce_pkt *pkt, u32 npsn);
 void vdr_comp_run(struct vdr_dev *dev, struct vdr_qp *qp);
 void vdr_comp_timeout(struct vdr_dev *dev, struct vdr_qp *qp);
 
 struct sk_buff *vdr_net_alloc_skb(struct vdr_dev *dev, unsigned int len);
 int vdr_net_xmit(struct vdr_dev *dev, const struct virtio_rdma_av *av,
 		 struct sk_buff *skb, u16 sport);
+u32 vdr_net_seg_max(struct vdr_dev *dev, const struct virtio_rdma_av *av);
 u16 vdr_net_sport(const struct virtio_rdma_av *av, u32 lqpn, u32 rqpn);
 
 #endif /* _VDPA_RDMA_XPORT_H */
