@@ -309,6 +309,14 @@ def check_mr(s):
                      (ACC['REMOTE_ATOMIC'], 'REMOTE_ATOMIC without LOCAL_WRITE')):
         s.expect(f'GET_DMA_MR {why}', INVAL, 'GET_DMA_MR', dma_mr(pd, acc))
     s.expect('GET_DMA_MR unknown PD', NOENT, 'GET_DMA_MR', dma_mr(0xfffff0, 1))
+    # Key bytes are random: eight MRs in a row do not count up (odds 2^-56).
+    mrs = [s.expect(f'GET_DMA_MR #{i}', OK, 'GET_DMA_MR', dma_mr(pd, LOCAL_WRITE))
+           for i in range(8)]
+    kb = [r['lkey'] & 0xff for r in mrs]
+    s.check(f'key bytes {kb} not a counter', False,
+            all((kb[i + 1] - kb[i]) % 256 == 1 for i in range(7)))
+    for r in mrs:
+        s.expect('DEREG_MR', OK, 'DEREG_MR', h(r['mr_handle']))
     if s.lim['atomic_cap'] == ABI.c('ATOMIC_NONE'):
         s.expect('GET_DMA_MR REMOTE_ATOMIC without the ATOMIC feature', ACCES,
                  'GET_DMA_MR', dma_mr(pd, LOCAL_WRITE | ACC['REMOTE_ATOMIC']))
