@@ -309,7 +309,6 @@ struct vdr_dev {
 	spinlock_t gid_lock;
 	u32 pd_next, mr_next, cq_next, qp_next, srq_next;
 	u32 nr_pds, nr_mrs, nr_cqs, nr_qps, nr_srqs;
-	u8 key_seq;
 	struct vdr_gid gids[VDR_GID_TBL_LEN];
 
 	atomic64_t stats[VIRTIO_RDMA_NUM_STATS];

@@ -5,6 +5,7 @@
  * vdpa_rdma: memory regions (DMA, registered with a page list, and
  * fast-registration MRs).
  */
+#include <linux/random.h>
 #include <linux/slab.h>
 
 #include "vdpa_rdma.h"
@@ -94,6 +95,11 @@ static void vdr_mr_free(struct vdr_dev *dev, struct vdr_mr *mr)
 	vdr_mr_kill(mr);
 }
 
+/*
+ * The key byte is random, as rxe's is: indices are allocated in order, so
+ * with a predictable byte a peer that has seen one key of the device could
+ * name the next MR's key at the first guess.
+ */
 static void vdr_mr_publish(struct vdr_dev *dev, struct vdr_mr *mr,
 			   u8 key_byte)
 {
@@ -124,7 +130,7 @@ int vdr_cmd_get_dma_mr(struct vdr_dev *dev)
 	mr->access = access;
 	mr->iova = 0;
 	mr->length = U64_MAX;
-	vdr_mr_publish(dev, mr, dev->key_seq++);
+	vdr_mr_publish(dev, mr, get_random_u8());
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
@@ -294,7 +300,7 @@ int vdr_cmd_create_mr(struct vdr_dev *dev)
 		dev->resp.mr.lkey = cpu_to_le32(mr->key);
 		dev->resp.mr.rkey = cpu_to_le32(mr->key);
 	} else {
-		vdr_mr_publish(dev, mr, dev->key_seq++);
+		vdr_mr_publish(dev, mr, get_random_u8());
 	}
 	return VIRTIO_RDMA_STATUS_OK;
 err:

@@ -11,6 +11,8 @@
  * packets of different QPs are checked and executed in parallel.
  */
 #include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <net/ipv6.h>
 
 #include "roce.h"
 #include "vdpa_rdma.h"
@@ -80,6 +82,22 @@ static bool vdr_recv_type_ok(const struct vdr_qp *qp, u8 opcode)
 }
 
 /*
+ * RC and UC packets come from the QP's peer only: their source address is
+ * the path's destination GID, as rxe checks.  Anyone who reaches the port
+ * can send RoCEv2 packets from a UDP socket, and without this check a
+ * guessed QPN and PSN would be enough to inject into a connection.
+ */
+static bool vdr_recv_from_peer(const struct vdr_qp *qp, struct sk_buff *skb)
+{
+	const struct in6_addr *dgid = (const void *)qp->attr.av.dgid;
+
+	if (skb->protocol == htons(ETH_P_IP))
+		return ipv6_addr_v4mapped(dgid) &&
+		       ip_hdr(skb)->saddr == dgid->s6_addr32[3];
+	return ipv6_addr_equal(&ipv6_hdr(skb)->saddr, dgid);
+}
+
+/*
  * A same-host segment (vdr_xport.h) stands for @npsn packets of one
  * message at this QP's path MTU: every one full but a message's last, and
  * only of the opcodes with a payload that the requester or a READ's
@@ -131,6 +149,9 @@ static int vdr_recv_parse(struct vdr_dev *dev, struct vdr_qp *qp,
 	/* Packets are processed only from RTR on; before, they are lost. */
 	if (qp->state < VIRTIO_RDMA_QPS_RTR ||
 	    qp->state == VIRTIO_RDMA_QPS_ERR)
+		return -EINVAL;
+	if ((qp->type == VIRTIO_RDMA_QPT_RC || qp->type == VIRTIO_RDMA_QPT_UC) &&
+	    !vdr_recv_from_peer(qp, skb))
 		return -EINVAL;
 	/* From RTR on, the path MTU is known. */
 	if (VDR_SKB_CB(skb)->same_host && vdr_skb_npsn(skb) > 1 &&
