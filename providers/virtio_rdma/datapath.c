@@ -528,15 +528,42 @@ int vru_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	return err;
 }
 
+/*
+ * Write receive WQEs into an RQ or SRQ ring (they share the WQE format),
+ * from *wr on, as many as fit; the caller holds the ring's lock and
+ * publishes prod.  Returns 0 or an errno, with *wr at the first WR not
+ * written.
+ */
+int vru_ring_put_recvs(struct vru_uring *r, struct ibv_recv_wr **wr,
+		       uint32_t max_sge)
+{
+	struct virtio_rdma_rq_wqe *wqe;
+	int err;
+
+	for (; *wr; *wr = (*wr)->next) {
+		if (vru_ring_full(r))
+			return ENOMEM;
+		wqe = uring_entry(r, r->head);
+		memset(wqe, 0, sizeof(*wqe));
+		err = vru_copy_sges(NULL, (struct virtio_rdma_sge *)(wqe + 1),
+				    (*wr)->sg_list, (*wr)->num_sge, max_sge);
+		if (err)
+			return err;
+		wqe->wr_id = htole64((*wr)->wr_id);
+		wqe->num_sge = (*wr)->num_sge;
+		r->head++;
+	}
+	return 0;
+}
+
 int vru_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr)
 {
 	struct vru_qp *qp = to_vru_qp(ibqp);
 	struct vru_uring *r = &qp->rq;
-	struct virtio_rdma_rq_wqe *wqe;
 	bool doorbell = false;
-	int err = 0;
 	uint32_t old;
+	int err;
 
 	if (!r->buf || !vru_can_recv(qp)) {
 		*bad_wr = wr;
@@ -544,22 +571,7 @@ int vru_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	}
 	pthread_spin_lock(&qp->rq_lock);
 	old = r->head;
-	for (; wr; wr = wr->next) {
-		if (vru_ring_full(r)) {
-			err = ENOMEM;
-			break;
-		}
-		wqe = uring_entry(r, r->head);
-		memset(wqe, 0, sizeof(*wqe));
-		err = vru_copy_sges(qp, (struct virtio_rdma_sge *)(wqe + 1),
-				    wr->sg_list, wr->num_sge,
-				    qp->max_recv_sge);
-		if (err)
-			break;
-		wqe->wr_id = htole64(wr->wr_id);
-		wqe->num_sge = wr->num_sge;
-		r->head++;
-	}
+	err = vru_ring_put_recvs(r, &wr, qp->max_recv_sge);
 	if (r->head != old)
 		doorbell = vru_ring_publish(r, old);
 	pthread_spin_unlock(&qp->rq_lock);

@@ -110,27 +110,12 @@ int vru_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 {
 	struct vru_srq *srq = to_vru_srq(ibsrq);
 	struct vru_uring *r = &srq->ring;
-	struct virtio_rdma_rq_wqe *wqe;
 	uint32_t old;
-	int err = 0;
+	int err;
 
 	pthread_spin_lock(&srq->lock);
 	old = r->head;
-	for (; wr; wr = wr->next) {
-		if (vru_ring_full(r)) {
-			err = ENOMEM;
-			break;
-		}
-		wqe = uring_entry(r, r->head);
-		memset(wqe, 0, sizeof(*wqe));
-		err = vru_copy_sges(NULL, (struct virtio_rdma_sge *)(wqe + 1),
-				    wr->sg_list, wr->num_sge, srq->max_sge);
-		if (err)
-			break;
-		wqe->wr_id = htole64(wr->wr_id);
-		wqe->num_sge = wr->num_sge;
-		r->head++;
-	}
+	err = vru_ring_put_recvs(r, &wr, srq->max_sge);
 	/* The WQEs before prod; no doorbell (see the top of this file). */
 	if (r->head != old)
 		ring_store_release(&uring_ctl(r)->prod, r->head);

@@ -190,6 +190,8 @@ int vru_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 void vru_cq_clean(struct vru_cq *cq, uint32_t qpn);
 int vru_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr);
+int vru_ring_put_recvs(struct vru_uring *r, struct ibv_recv_wr **wr,
+		       uint32_t max_sge);
 int vru_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr);
 int vru_sq_doorbell(struct vru_qp *qp);

@@ -380,6 +380,8 @@ int vrdma_copy_sges(struct virtio_rdma_sge *dst, const struct ib_sge *src,
 bool vrdma_ring_full(struct vrdma_ring *ring);
 int vrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
+int vrdma_ring_put_recvs(struct vrdma_ring *ring,
+			 const struct ib_recv_wr **wr, u32 max_sge);
 int vrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 

@@ -202,10 +202,9 @@ int vrdma_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 {
 	struct vrdma_srq *srq = to_vsrq(ibsrq);
 	struct vrdma_ring *ring = &srq->ring;
-	struct virtio_rdma_rq_wqe *wqe;
 	unsigned long flags;
-	int err = 0, n;
 	u32 old;
+	int err;
 
 	/* User space posts into its mapping of the ring. */
 	if (srq->user) {
@@ -214,23 +213,7 @@ int vrdma_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	}
 	spin_lock_irqsave(&srq->lock, flags);
 	old = ring->head;
-	for (; wr; wr = wr->next) {
-		if (vrdma_ring_full(ring)) {
-			err = -ENOMEM;
-			break;
-		}
-		wqe = vrdma_ring_entry(ring, ring->head);
-		memset(wqe, 0, sizeof(*wqe));
-		n = vrdma_copy_sges((void *)(wqe + 1), wr->sg_list, wr->num_sge,
-				    srq->max_sge);
-		if (n < 0) {
-			err = n;
-			break;
-		}
-		wqe->wr_id = cpu_to_le64(wr->wr_id);
-		wqe->num_sge = n;
-		ring->head++;
-	}
+	err = vrdma_ring_put_recvs(ring, &wr, srq->max_sge);
 	/* No doorbell: see the top of this file. */
 	if (ring->head != old)
 		/* WQEs must be visible before the device can see the new prod. */

@@ -263,15 +263,46 @@ out:
 	return err;
 }
 
+/**
+ * vrdma_ring_put_recvs - write receive WQEs into an RQ or SRQ ring
+ * @ring: the ring (RQs and SRQs share the WQE format); its lock is held
+ * @wr: the first WR; on return, the first one not written (NULL: all)
+ * @max_sge: SGEs a WQE may have
+ *
+ * Moves ring->head past what it wrote; the caller publishes prod.
+ *
+ * Return: 0, -ENOMEM when the ring is full, or vrdma_copy_sges()' error.
+ */
+int vrdma_ring_put_recvs(struct vrdma_ring *ring,
+			 const struct ib_recv_wr **wr, u32 max_sge)
+{
+	struct virtio_rdma_rq_wqe *wqe;
+	int n;
+
+	for (; *wr; *wr = (*wr)->next) {
+		if (vrdma_ring_full(ring))
+			return -ENOMEM;
+		wqe = vrdma_ring_entry(ring, ring->head);
+		memset(wqe, 0, sizeof(*wqe));
+		n = vrdma_copy_sges((void *)(wqe + 1), (*wr)->sg_list,
+				    (*wr)->num_sge, max_sge);
+		if (n < 0)
+			return n;
+		wqe->wr_id = cpu_to_le64((*wr)->wr_id);
+		wqe->num_sge = n;
+		ring->head++;
+	}
+	return 0;
+}
+
 int vrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr)
 {
 	struct vrdma_qp *qp = to_vqp(ibqp);
 	struct vrdma_ring *ring = &qp->rq;
-	struct virtio_rdma_rq_wqe *wqe;
 	bool doorbell = false;
 	unsigned long flags;
-	int err = 0, n;
+	int err = 0;
 	u32 old;
 
 	if (qp->user) {
@@ -288,23 +319,7 @@ int vrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		goto out;
 	}
 	old = ring->head;
-	for (; wr; wr = wr->next) {
-		if (vrdma_ring_full(ring)) {
-			err = -ENOMEM;
-			break;
-		}
-		wqe = vrdma_ring_entry(ring, ring->head);
-		memset(wqe, 0, sizeof(*wqe));
-		n = vrdma_copy_sges((void *)(wqe + 1), wr->sg_list, wr->num_sge,
-				    qp->max_recv_sge);
-		if (n < 0) {
-			err = n;
-			break;
-		}
-		wqe->wr_id = cpu_to_le64(wr->wr_id);
-		wqe->num_sge = n;
-		ring->head++;
-	}
+	err = vrdma_ring_put_recvs(ring, &wr, qp->max_recv_sge);
 	if (ring->head != old)
 		doorbell = vrdma_ring_publish(ring, old);
 out:
