@@ -36,24 +36,29 @@ pair_setup() {
 # sysfs same_host) none crosses the veth; on the wire each one does.  Counted from
 # pair_setup, which created both.
 pair_check_path() {
-	local mode sent veth segs
+	local mode sent veth segs hand
 	mode=$(sysfs_read "$SYSFS_VDPA/vrdma-pa/same_host") || fail "no same_host switch"
 	sent=$(ib_counter "$ib_a" sent_pkts) || fail "no sent_pkts counter"
 	veth=$(ip netns exec $A cat /sys/class/net/va/statistics/tx_packets)
 	# Messages longer than the path MTU go in segments on the same host only.
 	segs=$(cat /sys/kernel/debug/vdpa_rdma/vrdma-pa/same_host_segments) ||
 		fail "no same_host_segments in debugfs"
+	# Receivers run by their sender's work item: same host only too.
+	hand=$(cat /sys/kernel/debug/vdpa_rdma/vrdma-pa/same_host_handoffs) ||
+		fail "no same_host_handoffs in debugfs"
 	[ "$sent" -gt 0 ] || fail "$ib_a sent no packet"
 	if [ "$mode" = 1 ]; then
 		# ARP and IPv6 neighbour discovery still cross it.
 		[ "$veth" -lt $((sent / 10 + 20)) ] ||
 			fail "same-host path on, yet va sent $veth packets for $sent RoCE packets"
 		[ "$segs" -gt 0 ] || fail "same-host path on, yet no segment was sent"
-		echo "ok: same-host path: $sent RoCE packets, $segs same-host segments among them, $veth on va"
+		[ "$hand" -gt 0 ] || fail "same-host path on, yet no receiver ran in its sender's work"
+		echo "ok: same-host path: $sent RoCE packets, $segs same-host segments among them, $hand handoffs, $veth on va"
 	else
 		[ "$veth" -ge "$sent" ] ||
 			fail "wire path, yet va sent only $veth packets for $sent RoCE packets"
 		[ "$segs" -eq 0 ] || fail "wire path, yet $segs same-host segments"
+		[ "$hand" -eq 0 ] || fail "wire path, yet $hand same-host handoffs"
 		echo "ok: wire path: $sent RoCE packets, $veth on va"
 	fi
 }

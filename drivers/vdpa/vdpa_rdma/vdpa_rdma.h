@@ -314,6 +314,8 @@ struct vdr_dev {
 	atomic64_t stats[VIRTIO_RDMA_NUM_STATS];
 	/* Same-host segments sent (vdr_xport.h); debugfs only. */
 	atomic_t same_host_segs;
+	/* Receiving QPs run by a sender's work (vdr_xqp.c); debugfs only. */
+	atomic_t same_host_handoffs;
 	/* Received packets queued to the QPs, all together (vdr_xqp.c). */
 	atomic_t rx_backlog;
 

@@ -5,7 +5,8 @@
  * vdpa_rdma: the state of every QP and CQ of a device, for debugging a
  * connection that stopped moving: /sys/kernel/debug/vdpa_rdma/<dev>/qps
  * and .../cqs.  One line per object; ring indices as the device sees them.
- * .../same_host_segments counts the same-host segments sent (vdr_xport.h).
+ * .../same_host_segments counts the same-host segments sent (vdr_xport.h),
+ * .../same_host_handoffs the receiving QPs run by a sender (vdr_xqp.c).
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -113,6 +114,8 @@ void vdr_debugfs_add(struct vdr_dev *dev)
 	debugfs_create_file("cqs", 0400, dev->debugfs, dev, &vdr_dbg_cqs_fops);
 	debugfs_create_atomic_t("same_host_segments", 0400, dev->debugfs,
 				&dev->same_host_segs);
+	debugfs_create_atomic_t("same_host_handoffs", 0400, dev->debugfs,
+				&dev->same_host_handoffs);
 }
 
 void vdr_debugfs_del(struct vdr_dev *dev)

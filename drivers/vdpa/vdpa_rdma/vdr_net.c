@@ -162,14 +162,15 @@ static struct vdr_xdev *vdr_net_find(struct vdr_net *vn,
  * A RoCE packet for @dev, data = UDP header: count it and queue it.
  * Returns what vdr_recv_queue() does.
  */
-static int vdr_net_rx(struct vdr_dev *dev, struct sk_buff *skb)
+static int vdr_net_rx(struct vdr_dev *dev, struct sk_buff *skb,
+		      struct vdr_xqp **handoff)
 {
 	/* A same-host segment counts as the packets it stands for. */
 	atomic64_add(vdr_skb_npsn(skb),
 		     &dev->stats[VIRTIO_RDMA_STAT_RX_PACKETS]);
 	atomic64_add(skb->len - sizeof(struct udphdr),
 		     &dev->stats[VIRTIO_RDMA_STAT_RX_BYTES]);
-	return vdr_recv_queue(dev, skb);
+	return vdr_recv_queue(dev, skb, handoff);
 }
 
 /* UDP encap_rcv: softirq, under RCU. skb->data is the UDP header. */
@@ -185,7 +186,7 @@ static int vdr_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	}
 	VDR_SKB_CB(skb)->same_host = false;
 	VDR_SKB_CB(skb)->npsn = 1;
-	vdr_net_rx(x->dev, skb);
+	vdr_net_rx(x->dev, skb, NULL);
 	return 0;
 }
 
@@ -583,7 +584,7 @@ static void vdr_net_tx_count(struct vdr_dev *dev, u32 npkts,
  */
 static int vdr_net_local_send(struct vdr_dev *dev, struct vdr_dev *peer,
 			      const struct virtio_rdma_av *av, const u8 *sgid,
-			      struct sk_buff *skb)
+			      struct sk_buff *skb, struct vdr_xqp **handoff)
 {
 	unsigned int len = skb->len - sizeof(struct udphdr);
 
@@ -596,7 +597,7 @@ static int vdr_net_local_send(struct vdr_dev *dev, struct vdr_dev *peer,
 	if (vdr_skb_npsn(skb) > 1)
 		atomic_inc(&dev->same_host_segs);
 	vdr_net_tx_count(dev, vdr_skb_npsn(skb), len);
-	return vdr_net_rx(peer, skb) == -ENOBUFS ? -ENOBUFS : 0;
+	return vdr_net_rx(peer, skb, handoff) == -ENOBUFS ? -ENOBUFS : 0;
 }
 
 /* Wire: ICRC, then the IP layer.  Consumes @skb. */
@@ -633,6 +634,9 @@ static int vdr_net_wire_send(struct vdr_dev *dev, struct sk_buff *skb)
  * @skb: from vdr_net_alloc_skb(), data = BTH .. ICRC (ICRC bytes zero);
  *	 consumed
  * @sport: UDP source port (vdr_net_sport())
+ * @handoff: NULL, or where the same-host path returns the receiving QP,
+ *	     locked, for the caller to run after this returns
+ *	     (vdr_xqp_send())
  *
  * Pushes the UDP and IP headers, then takes the same-host path (see the top
  * of this file) or routes the packet, computes its ICRC and hands it to the
@@ -645,7 +649,7 @@ static int vdr_net_wire_send(struct vdr_dev *dev, struct sk_buff *skb)
  * of congestion.
  */
 int vdr_net_xmit(struct vdr_dev *dev, const struct virtio_rdma_av *av,
-		 struct sk_buff *skb, u16 sport)
+		 struct sk_buff *skb, u16 sport, struct vdr_xqp **handoff)
 {
 	struct net_device *ndev;
 	struct vdr_dev *peer;
@@ -677,7 +681,8 @@ int vdr_net_xmit(struct vdr_dev *dev, const struct virtio_rdma_av *av,
 	vdr_push_udp(skb, sport);
 	peer = vdr_net_port_up(dev) ? vdr_net_local_peer(dev, av->dgid) : NULL;
 	if (peer) {
-		ret = vdr_net_local_send(dev, peer, av, sgid.gid, skb);
+		ret = vdr_net_local_send(dev, peer, av, sgid.gid, skb,
+					 handoff);
 		rcu_read_unlock();
 		return ret;
 	}

@@ -36,14 +36,18 @@ static u32 vdr_recv_limit(const struct vdr_qp *qp)
  * vdr_recv_queue - queue a received packet to its QP
  * @dev: the device the packet is addressed to
  * @skb: data is the UDP header; consumed
+ * @handoff: NULL, or where a same-host sender takes the QP to run
+ *	     (vdr_xqp_rx_enqueue())
  *
- * Softirq, under RCU, which keeps the QP and its transport state.
+ * Softirq, or a same-host sender's QP work; under RCU, which keeps the QP
+ * and its transport state.
  *
  * Return: 0 when queued; -ENOBUFS when dropped because the QP's or the
  * device's queue is full (congestion, which a same-host sender learns at
  * once: vdr_net_xmit()); -ENOENT when dropped for having no QP to go to.
  */
-int vdr_recv_queue(struct vdr_dev *dev, struct sk_buff *skb)
+int vdr_recv_queue(struct vdr_dev *dev, struct sk_buff *skb,
+		   struct vdr_xqp **handoff)
 {
 	int ret = -ENOENT;
 	struct vdr_xqp *x;
@@ -58,7 +62,7 @@ int vdr_recv_queue(struct vdr_dev *dev, struct sk_buff *skb)
 	x = qp ? smp_load_acquire(&qp->xqp) : NULL;
 	if (!x)
 		goto drop;
-	if (vdr_xqp_rx_enqueue(x, skb, vdr_recv_limit(qp)))
+	if (vdr_xqp_rx_enqueue(x, skb, vdr_recv_limit(qp), handoff))
 		return 0;
 	ret = -ENOBUFS;
 drop:

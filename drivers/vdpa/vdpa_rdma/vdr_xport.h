@@ -112,6 +112,10 @@ struct vdr_xqp {
 	struct vdr_dev *dev;
 	struct work_struct work;	/* runs the QP on vdr_wq */
 	bool dead;			/* being destroyed: run no more */
+	/* Same-host handoff (vdr_xqp_send()); all under the QP's lock. */
+	bool running;			/* in vdr_xqp_run_unlock() */
+	bool handed;			/* run by a sender's work, after it */
+	struct vdr_xqp *handoff;	/* locked receiver to run after this */
 	struct sk_buff_head rxq;	/* packets for this QP (encap_rcv) */
 	unsigned long events;		/* VDR_XQP_EV_*: timers, doorbells */
 
@@ -265,7 +269,8 @@ void vdr_net_detach(struct vdr_dev *dev);
 void vdr_net_free(struct vdr_dev *dev);
 
 /* ---- vdr_recv.c ---- */
-int vdr_recv_queue(struct vdr_dev *dev, struct sk_buff *skb);
+int vdr_recv_queue(struct vdr_dev *dev, struct sk_buff *skb,
+		   struct vdr_xqp **handoff);
 bool vdr_recv_process(struct vdr_dev *dev, struct vdr_qp *qp);
 bool vdr_recv_must_wait(struct vdr_xqp *x, struct sk_buff *skb);
 
@@ -275,7 +280,8 @@ void vdr_xqp_destroy(struct vdr_dev *dev, struct vdr_qp *qp);
 void vdr_xqp_state(struct vdr_dev *dev, struct vdr_qp *qp, u8 next);
 int vdr_xqp_prepare(struct vdr_qp *qp, u8 next, u32 max_dest_rd_atomic);
 void vdr_xqp_schedule(struct vdr_xqp *x);
-bool vdr_xqp_rx_enqueue(struct vdr_xqp *x, struct sk_buff *skb, u32 limit);
+bool vdr_xqp_rx_enqueue(struct vdr_xqp *x, struct sk_buff *skb, u32 limit,
+			struct vdr_xqp **handoff);
 struct sk_buff *vdr_xqp_rx_dequeue(struct vdr_xqp *x);
 void vdr_xqp_kick(struct vdr_dev *dev, struct vdr_qp *qp);
 void vdr_xqp_doorbell(struct vdr_qp *qp, u32 type) __releases(RCU);
@@ -311,7 +317,7 @@ void vdr_comp_timeout(struct vdr_dev *dev, struct vdr_qp *qp);
 
 struct sk_buff *vdr_net_alloc_skb(struct vdr_dev *dev, unsigned int len);
 int vdr_net_xmit(struct vdr_dev *dev, const struct virtio_rdma_av *av,
-		 struct sk_buff *skb, u16 sport);
+		 struct sk_buff *skb, u16 sport, struct vdr_xqp **handoff);
 u32 vdr_net_seg_max(struct vdr_dev *dev, const struct virtio_rdma_av *av);
 u16 vdr_net_sport(const struct virtio_rdma_av *av, u32 lqpn, u32 rqpn);
 

@@ -35,15 +35,44 @@ void vdr_xqp_schedule(struct vdr_xqp *x)
 	spin_unlock_irqrestore(&x->rxq.lock, flags);
 }
 
+static bool same_host_handoff = true;
+module_param(same_host_handoff, bool, 0644);
+MODULE_PARM_DESC(same_host_handoff,
+		 "Whether a same-host receiver runs in its sender's work item when it is idle, instead of being woken on another (default true)");
+
+/*
+ * Caller holds x->rxq.lock and saw x alive: vdr_xqp_kill() has not taken
+ * the QP's lock yet, and would now wait for a sender that takes it here.
+ */
+static void vdr_xqp_rx_wake(struct vdr_xqp *x, struct vdr_xqp **handoff)
+{
+	if (handoff && *handoff == x)
+		return;		/* the sender runs it after itself already */
+	if (handoff && !*handoff && mutex_trylock(&x->qp->lock)) {
+		*handoff = x;
+		atomic_inc(&x->dev->same_host_handoffs);
+		return;
+	}
+	queue_work(vdr_wq, &x->work);
+}
+
 /**
  * vdr_xqp_rx_enqueue - queue a received packet and schedule the QP
  * @x: the QP's transport state
  * @skb: the packet
  * @limit: most packets the QP may have queued
+ * @handoff: NULL, or a same-host sender's offer to run the QP itself
+ *
+ * When @handoff is given and the QP's lock is free, the lock is taken and
+ * the QP goes to *@handoff instead of to the workqueue: the sender's work
+ * runs it right after the sender (vdr_xqp_send()).  Holding the lock
+ * keeps the QP alive meanwhile, as for a doorbell (vdr_xqp_doorbell()).
+ * Later packets of the same run find it there and wake no one.
  *
  * Return: false when the packet was not queued (the caller drops it).
  */
-bool vdr_xqp_rx_enqueue(struct vdr_xqp *x, struct sk_buff *skb, u32 limit)
+bool vdr_xqp_rx_enqueue(struct vdr_xqp *x, struct sk_buff *skb, u32 limit,
+			struct vdr_xqp **handoff)
 {
 	unsigned long flags;
 	bool queued = false;
@@ -55,7 +84,7 @@ bool vdr_xqp_rx_enqueue(struct vdr_xqp *x, struct sk_buff *skb, u32 limit)
 	if (!x->dead && skb_queue_len(&x->rxq) < limit) {
 		__skb_queue_tail(&x->rxq, skb);
 		atomic_inc(&x->dev->rx_backlog);
-		queue_work(vdr_wq, &x->work);
+		vdr_xqp_rx_wake(x, handoff);
 		queued = true;
 	}
 	spin_unlock_irqrestore(&x->rxq.lock, flags);
@@ -390,8 +419,20 @@ int vdr_xqp_send(struct vdr_dev *dev, struct vdr_qp *qp,
 		 const struct virtio_rdma_av *av, struct roce_pkt *pkt,
 		 struct sk_buff *skb)
 {
+	struct vdr_xqp *x = qp->xqp;
+	bool handoff = x->running && !x->handed && same_host_handoff;
+
+	/*
+	 * Same-host: the receiving QP runs in this QP's work item, right
+	 * after this run, when nothing else runs it (vdr_xqp_rx_enqueue()).
+	 * That saves a worker's wakeup per exchange, the largest cost of a
+	 * small message under a hypervisor.  A QP run that way hands off to
+	 * no one: a work item does at most two runs, two budgets.  Outside a
+	 * run (a command) there is no after, and no handoff.
+	 */
 	return vdr_net_xmit(dev, av, skb,
-			    vdr_net_sport(av, qp->qpn, pkt->dqpn));
+			    vdr_net_sport(av, qp->qpn, pkt->dqpn),
+			    handoff ? &x->handoff : NULL);
 }
 
 /* Returns true when the QP has work left for another run. */
@@ -427,18 +468,37 @@ static bool vdr_xqp_run(struct vdr_dev *dev, struct vdr_qp *qp)
 	return more;
 }
 
-/* One run of a QP whose lock the caller took; the lock is released. */
-static void vdr_xqp_run_unlock(struct vdr_xqp *x)
+/*
+ * One run of a QP whose lock the caller took; the lock is released.
+ * Returns the QP this run handed off to, locked (vdr_xqp_send()).
+ */
+static struct vdr_xqp *vdr_xqp_run_one(struct vdr_xqp *x, bool handed)
 {
-	struct vdr_qp *qp = x->qp;
+	struct vdr_xqp *peer;
 	bool more = false;
 
-	if (!x->dead)
-		more = vdr_xqp_run(x->dev, qp);
-	mutex_unlock(&qp->lock);
+	if (!x->dead) {
+		x->running = true;
+		x->handed = handed;
+		more = vdr_xqp_run(x->dev, x->qp);
+		x->running = false;
+	}
+	peer = x->handoff;
+	x->handoff = NULL;
+	mutex_unlock(&x->qp->lock);
 	/* Behind the QPs that queued meanwhile: one budget per turn. */
 	if (more)
 		vdr_xqp_schedule(x);
+	return peer;
+}
+
+/* A run of @x, whose lock the caller took, then of the QP it handed to. */
+static void vdr_xqp_run_unlock(struct vdr_xqp *x)
+{
+	struct vdr_xqp *peer = vdr_xqp_run_one(x, false);
+
+	if (peer)
+		vdr_xqp_run_one(peer, true);
 }
 
 static void vdr_xqp_work(struct work_struct *work)
@@ -473,6 +533,12 @@ void vdr_xqp_doorbell(struct vdr_qp *qp, u32 type)
 	vdr_xqp_note_doorbell(x, type);
 	if (!mutex_trylock(&qp->lock)) {
 		vdr_xqp_schedule(x);
+		rcu_read_unlock();
+		return;
+	}
+	/* Killed before we got the lock: it may be freed once RCU is left. */
+	if (x->dead) {
+		mutex_unlock(&qp->lock);
 		rcu_read_unlock();
 		return;
 	}
