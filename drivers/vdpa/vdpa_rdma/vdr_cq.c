@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 
 #include "vdpa_rdma.h"
+#include "vdr_xport.h"
 
 #define VDR_CQE_SIZE		sizeof(struct virtio_rdma_cqe)
 
@@ -110,7 +111,8 @@ int vdr_cmd_resize_cq(struct vdr_dev *dev)
 	u64 ring_size = le64_to_cpu(req->ring_size);
 	u32 depth = le32_to_cpu(req->depth);
 	struct vdr_ring ring = {}, old;
-	unsigned long flags;
+	unsigned long flags, idx;
+	struct vdr_qp *qp;
 	struct vdr_cq *cq;
 	u32 cons, count, i;
 	int status, ret;
@@ -122,6 +124,16 @@ int vdr_cmd_resize_cq(struct vdr_dev *dev)
 		return VIRTIO_RDMA_STATUS_NOENT;
 	if (!vdr_cq_ring_ok(ring_addr, ring_size, depth))
 		return VIRTIO_RDMA_STATUS_INVAL;
+	/*
+	 * The count that decides a shrink includes what the driver posted
+	 * before this command and needs no network to complete: an
+	 * application that posted sends and resizes expects their
+	 * completions counted, not still waiting for a worker.
+	 */
+	if (cq->nr_qps)
+		xa_for_each(&dev->qps, idx, qp)
+			if (qp->scq == cq || qp->rcq == cq)
+				vdr_xqp_run_now(qp);
 	ret = vdr_ring_map(dev, &ring, ring_addr, depth, VDR_CQE_SIZE);
 	if (ret)
 		return vdr_errno_status(ret);
