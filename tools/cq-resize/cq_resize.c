@@ -13,7 +13,10 @@
  * Then: sizes 0 and above max_cqe fail with EINVAL; the ring stays mapped
  * once (the old mapping goes); an armed CQ raises its completion event
  * after a resize, and an event already raised before a resize is neither
- * lost nor raised twice.
+ * lost nor raised twice.  Last, the final ring is polled while this program
+ * counts libibverbs' write() and ioctl() calls on the uverbs command fd
+ * (it defines both, so the dynamic linker binds libibverbs' calls to them):
+ * ibv_poll_cq after a resize needs no system call.
  *
  * The responder writes a receive's CQE before it acknowledges the message,
  * so once a send has completed on A, its receive's CQE is in B's CQ: that
@@ -30,6 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 
 #include <infiniband/verbs.h>
 
@@ -269,6 +274,53 @@ static bool comp_event(int ms)
 	return ev_cq == cq;
 }
 
+/*
+ * libibverbs enters the kernel with write() (legacy commands) and ioctl()
+ * on the command fd.  Defined here, they take its calls: count those on
+ * the command fd and pass everything on as the system call.
+ */
+static int counted_fd = -1;
+static int fd_calls;
+
+ssize_t write(int fd, const void *data, size_t len)
+{
+	if (fd == counted_fd)
+		fd_calls++;
+	return syscall(SYS_write, fd, data, len);
+}
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (fd == counted_fd)
+		fd_calls++;
+	return syscall(SYS_ioctl, fd, req, arg);
+}
+
+/* Polls the last @n receives, counting system calls on the command fd. */
+static void poll_without_syscalls(int n)
+{
+	struct ibv_device_attr attr;
+
+	counted_fd = ctx->cmd_fd;
+	/* The control: a verb that must enter the kernel is counted. */
+	fd_calls = 0;
+	if (ibv_query_device(ctx, &attr))
+		die("ibv_query_device");
+	check(fd_calls > 0, "control: ibv_query_device counted %d call(s) on the command fd",
+	      fd_calls);
+	fd_calls = 0;
+	poll_recvs(n, "polled while counting system calls");
+	check(fd_calls == 0, "ibv_poll_cq on the resized ring: %d call(s) on the command fd",
+	      fd_calls);
+	counted_fd = -1;
+}
+
 static void open_device(const char *name)
 {
 	struct ibv_device **list;
@@ -387,7 +439,12 @@ int main(int argc, char **argv)
 	send_msgs(BURST);
 	wait_sends(BURST);
 	poll_recvs(BURST, "on the last ring");
-	expect_empty("at the end");
+	expect_empty("on the last ring");
+
+	/* And once more, counting system calls on the command fd. */
+	send_msgs(BURST);
+	wait_sends(BURST);
+	poll_without_syscalls(BURST);
 
 	ibv_destroy_qp(qa);
 	ibv_destroy_qp(qb);
