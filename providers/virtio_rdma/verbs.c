@@ -46,6 +46,16 @@ struct vru_create_cq_ex_resp {
 	struct virtio_rdma_uverbs_create_cq_resp drv;
 };
 
+struct vru_resize_cq_cmd {
+	struct ibv_resize_cq ibv_cmd;
+	struct virtio_rdma_uverbs_resize_cq_req drv;
+};
+
+struct vru_resize_cq_resp {
+	struct ib_uverbs_resize_cq_resp ibv_resp;
+	struct virtio_rdma_uverbs_resize_cq_resp drv;
+};
+
 struct vru_create_qp_ex_cmd {
 	struct ibv_create_qp_ex ibv_cmd;
 	struct virtio_rdma_uverbs_create_qp_req drv;
@@ -63,6 +73,8 @@ _Static_assert(offsetof(struct vru_create_cq_cmd, drv) == 40, "");
 _Static_assert(offsetof(struct vru_create_cq_resp, drv) == 8, "");
 _Static_assert(offsetof(struct vru_create_cq_ex_cmd, drv) == 56, "");
 _Static_assert(offsetof(struct vru_create_cq_ex_resp, drv) == 16, "");
+_Static_assert(offsetof(struct vru_resize_cq_cmd, drv) == 24, "");
+_Static_assert(offsetof(struct vru_resize_cq_resp, drv) == 8, "");
 _Static_assert(offsetof(struct vru_create_qp_ex_cmd, drv) == 88, "");
 _Static_assert(offsetof(struct vru_create_qp_ex_resp, drv) == 40, "");
 
@@ -382,6 +394,45 @@ err_free:
 	return NULL;
 }
 
+/*
+ * The kernel moves the CQ to a new ring and the device carries the CQEs we
+ * have not polled over to their indices there, so our head stays valid.
+ * The lock is held across the system call: no poll or arm may touch the
+ * old ring once the kernel has read our cons and arm word from it.  After
+ * it, polling goes on without system calls on the new mapping.
+ */
+static int vru_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct vru_context *ctx = to_vctx(ibcq->context);
+	struct vru_cq *cq = to_vru_cq(ibcq);
+	struct vru_resize_cq_cmd cmd = {};
+	struct vru_resize_cq_resp resp = {};
+	struct vru_uring ring = {};
+	int err;
+
+	pthread_spin_lock(&cq->lock);
+	err = ibv_cmd_resize_cq(ibcq, cqe, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (err)
+		goto out;
+	/*
+	 * The device writes only the new ring now: if it cannot be mapped
+	 * the CQ is lost to this process, and all it can do is destroy it.
+	 */
+	err = resp.drv.comp_mask ? EPROTO :
+	      vru_map_ring(ibcq->context, &ring, resp.drv.ring_mmap_key,
+			   resp.drv.ring_size, resp.drv.depth,
+			   ctx->caps.cqe_shift);
+	if (err)
+		goto out;
+	ring.head = cq->ring.head;
+	vru_unmap_ring(&cq->ring);
+	cq->ring = ring;
+out:
+	pthread_spin_unlock(&cq->lock);
+	return err;
+}
+
 static int vru_destroy_cq(struct ibv_cq *ibcq)
 {
 	struct vru_cq *cq = to_vru_cq(ibcq);
@@ -643,6 +694,7 @@ static const struct verbs_context_ops vru_ctx_ops = {
 	.reg_mr = vru_reg_mr,
 	.rereg_mr = vru_rereg_mr,
 	.req_notify_cq = vru_req_notify_cq,
+	.resize_cq = vru_resize_cq,
 	.unimport_mr = vru_unimport_mr,
 	.unimport_pd = vru_unimport_pd,
 };

@@ -8,7 +8,9 @@
  *
  * Writing a ring behind the provider's back leaves the provider's own
  * indices stale: a QP or CQ driven this way should not also be used through
- * ibv_post_send/ibv_post_recv/ibv_poll_cq.
+ * ibv_post_send/ibv_post_recv/ibv_poll_cq.  ibv_resize_cq moves a CQ to a
+ * new ring and unmaps the old one: call virtio_rdmadv_init_obj again after
+ * it.
  */
 #ifndef __VIRTIO_RDMADV_H__
 #define __VIRTIO_RDMADV_H__

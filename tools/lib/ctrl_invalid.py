@@ -148,7 +148,7 @@ class Session:
 
     def __init__(self, path):
         self.dev = RawCmd(ABI, path)
-        self.mem = Pages(10)    # 8: an SRQ ring, 9: the SQ of its QP
+        self.mem = Pages(12)    # 8: an SRQ ring, 9: the SQ of its QP, 10-11: CQ resize
         self.c = Checks()
         # Objects alive in the device that point at this process's pages or
         # were made by this script: (destroy command, handle), oldest first.
@@ -647,6 +647,103 @@ def check_ud_qkey(s):
     s.expect('DESTROY_QP UD', OK, 'DESTROY_QP', h(ud))
 
 
+# --- RESIZE_CQ (VIRTIO_RDMA_F_RESIZE) ------------------------------------------------------
+def resize_cq(cq, ring, depth, size=PAGE):
+    return ABI.s('resize_cq_req').pack(cq_handle=cq, depth=depth, ring_addr=ring,
+                                       ring_size=size)
+
+
+def flush_into(s, cq, wr_ids):
+    """A QP on CQ whose RQ holds WR_IDS, destroyed in INIT: one FLUSH_ERR CQE
+    each, in order."""
+    for pg in (5, 6):
+        s.mem.put(pg, 0, bytes(PAGE))
+    qp = cqp(s, f'RC on CQ {cq}', OK, scq=cq, rcq=cq)
+    for i, wr_id in enumerate(wr_ids):
+        s.mem.entry(6, rq_stride(1), i, RQ_WQE, wr_id=wr_id)
+    s.mem.set_ctl(6, 'prod', len(wr_ids))
+    mqp(s, 'RESET->INIT (resize QP)', OK, INIT_MASK, qp=qp, state=INIT)
+    s.expect(f'DESTROY_QP flushes {len(wr_ids)} WQEs', OK, 'DESTROY_QP', h(qp))
+
+
+def check_cq_resize(s):
+    print('--- RESIZE_CQ')
+    mem, lim = s.mem, s.lim
+    old, new = mem.pa[10], mem.pa[11]
+    for pg in (10, 11):
+        mem.put(pg, 0, b'\xa5' * PAGE)
+        mem.put(pg, 0, bytes(CTL))
+    cq = s.expect('CREATE_CQ depth 4 in page 10', OK, 'CREATE_CQ',
+                  create_cq(old, PAGE, 4)).get('cq_handle')
+    flush_into(s, cq, [0x500, 0x501, 0x502])
+    s.check('old ring prod after 3 flush CQEs', 3, mem.ctl(10, 'prod'))
+    mem.set_ctl(10, 'cons', 1)          # the consumer took 0x500
+
+    # Refusals leave the CQ on its ring and never touch the new one.
+    s.expect('RESIZE_CQ unknown CQ', NOENT, 'RESIZE_CQ', resize_cq(0xfffff0, new, 4))
+    for depth in (0, 3, lim['max_cqe'] * 2, 0xffffffff):
+        s.expect(f'RESIZE_CQ depth {depth}', INVAL, 'RESIZE_CQ',
+                 resize_cq(cq, new, depth, 1 << 40))
+    s.expect(f'RESIZE_CQ ring not {CTL}-byte aligned', INVAL, 'RESIZE_CQ',
+             resize_cq(cq, new + 64, 4))
+    s.expect('RESIZE_CQ ring 1 byte too small', INVAL, 'RESIZE_CQ',
+             resize_cq(cq, new, 4, CTL + 4 * CQE.size - 1))
+    s.expect('RESIZE_CQ unmapped ring', FAULT, 'RESIZE_CQ', resize_cq(cq, UNMAPPED, 4))
+    s.expect('RESIZE_CQ depth 1 below 2 unconsumed CQEs', INVAL, 'RESIZE_CQ',
+             resize_cq(cq, new, 1))
+    mem.set_ctl(10, 'cons', 0xfffffff0)
+    s.expect('RESIZE_CQ with an impossible cons', INVAL, 'RESIZE_CQ', resize_cq(cq, new, 4))
+    mem.set_ctl(10, 'cons', 1)
+    s.expect('RESIZE_CQ of an overflowed CQ', INVAL, 'RESIZE_CQ', resize_cq(s.cq1, new, 4))
+    s.check('refused resizes: new ring untouched (ring_ctl, entries)', (True, True),
+            (bytes(mem.m[11 * PAGE:11 * PAGE + CTL]) == bytes(CTL),
+             bytes(mem.m[11 * PAGE + CTL:12 * PAGE]) == b'\xa5' * (PAGE - CTL)))
+    s.check('refused resizes: old ring prod and cons', (3, 1),
+            (mem.ctl(10, 'prod'), mem.ctl(10, 'cons')))
+
+    # Shrink to exactly the unconsumed CQEs: they keep their indices.
+    mem.set_ctl(11, 'cons', 1)
+    mem.set_ctl(11, 'notify', 0x80000005)
+    s.expect('RESIZE_CQ to depth 2 in page 11 with 2 unconsumed', OK, 'RESIZE_CQ',
+             resize_cq(cq, new, 2))
+    s.check('new ring prod, cons, flags', (3, 1, 0),
+            (mem.ctl(11, 'prod'), mem.ctl(11, 'cons'), mem.ctl(11, 'flags')))
+    s.check('CQEs 1 and 2 at slots 1 and 0 of the new ring', (0x501, 0x502),
+            (mem.cqe(11, 1)['wr_id'], mem.cqe(11, 0)['wr_id']))
+    s.check('an arm the device never answered stays armed', 0x80000005,
+            mem.ctl(11, 'notify'))
+
+    # New CQEs go to the new ring only; the arm there is answered.
+    mem.set_ctl(11, 'cons', 3)
+    mem.set_ctl(11, 'notify', 0x80000007)
+    flush_into(s, cq, [0x503, 0x504])
+    s.check('new ring prod after 2 more', 5, mem.ctl(11, 'prod'))
+    s.check('old ring prod unchanged', 3, mem.ctl(10, 'prod'))
+    s.check('CQEs 3 and 4 at slots 1 and 0', (0x503, 0x504),
+            (mem.cqe(11, 1)['wr_id'], mem.cqe(11, 0)['wr_id']))
+    s.check('the device answered arm 7', 7, mem.ctl(11, 'notify'))
+
+    # Grow back into page 10, with arm 7 copied there after the device had
+    # answered it: one arm, one event, so the device disarms the copy.
+    mem.put(10, 0, bytes(CTL))
+    mem.set_ctl(10, 'cons', 3)
+    mem.set_ctl(10, 'notify', 0x80000007)
+    s.expect('RESIZE_CQ to depth 16 in page 10', OK, 'RESIZE_CQ', resize_cq(cq, old, 16))
+    s.check('grown ring prod', 5, mem.ctl(10, 'prod'))
+    s.check('CQEs 3 and 4 at slots 3 and 4', (0x503, 0x504),
+            (mem.cqe(10, 3)['wr_id'], mem.cqe(10, 4)['wr_id']))
+    s.check('an arm answered in the old ring is disarmed in the new', 7,
+            mem.ctl(10, 'notify'))
+    mem.set_ctl(10, 'cons', 5)
+    mem.put(11, 0, bytes(CTL))
+    mem.set_ctl(11, 'cons', 5)
+    mem.set_ctl(11, 'notify', 0x80000008)
+    s.expect('RESIZE_CQ to depth 4 in page 11', OK, 'RESIZE_CQ', resize_cq(cq, new, 4))
+    s.check('a newer arm is kept', 0x80000008, mem.ctl(11, 'notify'))
+    s.check('empty CQ: prod 5 in the new ring', 5, mem.ctl(11, 'prod'))
+    s.expect('DESTROY_CQ (resized)', OK, 'DESTROY_CQ', h(cq))
+
+
 # --- shared receive queues (VIRTIO_RDMA_F_SRQ) ---------------------------------------------
 def create_srq(pd, addr, depth=4, shift=1, sge=1, limit=0, size=PAGE):
     return ABI.s('create_srq_req').pack(pd_handle=pd, depth=depth, max_sge=sge,
@@ -742,7 +839,7 @@ def check_cleanup(s):
 
 SECTIONS = (check_chain_shape, check_port_and_gids, check_pd, check_mr, check_cq,
             check_create_qp, check_modify_qp, check_flush_on_err, check_cq_overflow,
-            check_ud_qkey, check_srq, check_nospc, check_cleanup)
+            check_ud_qkey, check_cq_resize, check_srq, check_nospc, check_cleanup)
 
 
 def check_layouts():

@@ -190,6 +190,11 @@ struct vdr_cq {
 	struct vdr_ring ring;
 	u32 prod;		/* the device's copy; ring memory is untrusted */
 	bool overflow;
+	/*
+	 * The arm word the last COMP event answered: RESIZE_CQ disarms it in
+	 * the new ring if the driver copied it there after we had answered.
+	 */
+	u32 fired_arm;
 	struct vdr_event comp_ev;
 	struct vdr_event err_ev;
 	struct rcu_head rcu;
@@ -334,6 +339,7 @@ struct vdr_dev {
 		struct virtio_rdma_dereg_mr_req dereg_mr;
 		struct virtio_rdma_create_cq_req create_cq;
 		struct virtio_rdma_destroy_cq_req destroy_cq;
+		struct virtio_rdma_resize_cq_req resize_cq;
 		struct virtio_rdma_create_qp_req create_qp;
 		struct virtio_rdma_modify_qp_req modify_qp;
 		struct virtio_rdma_query_qp_req query_qp;
@@ -465,6 +471,7 @@ void vdr_mrs_destroy(struct vdr_dev *dev);
 /* vdr_cq.c */
 int vdr_cmd_create_cq(struct vdr_dev *dev);
 int vdr_cmd_destroy_cq(struct vdr_dev *dev);
+int vdr_cmd_resize_cq(struct vdr_dev *dev);
 int vdr_cq_post(struct vdr_dev *dev, struct vdr_cq *cq,
 		const struct virtio_rdma_cqe *cqe, bool solicited);
 void vdr_cqs_destroy(struct vdr_dev *dev);

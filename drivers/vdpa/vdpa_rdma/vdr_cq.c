@@ -6,14 +6,27 @@
  *
  * vdr_cq_post() is the only place that writes CQEs: flushes and the data
  * path both go through it, so the overflow rule and the arm handshake of
- * the spec ("Completion queue arming") live in one place.
+ * the spec ("Completion queue arming") live in one place.  RESIZE_CQ
+ * switches rings under the same lock, so a CQE goes either to the old ring
+ * before the switch or to the new one after it.
  */
 #include <linux/log2.h>
 #include <linux/slab.h>
 
 #include "vdpa_rdma.h"
+#include "vdr_xport.h"
 
 #define VDR_CQE_SIZE		sizeof(struct virtio_rdma_cqe)
+
+/* The ring geometry rules CREATE_CQ and RESIZE_CQ share. */
+static bool vdr_cq_ring_ok(u64 ring_addr, u64 ring_size, u32 depth)
+{
+	if (!depth || depth > VDR_MAX_CQE || !is_power_of_2(depth))
+		return false;
+	if (ring_addr % VIRTIO_RDMA_RING_CTL_SIZE)
+		return false;
+	return ring_size >= VIRTIO_RDMA_RING_CTL_SIZE + (u64)depth * VDR_CQE_SIZE;
+}
 
 int vdr_cmd_create_cq(struct vdr_dev *dev)
 {
@@ -26,11 +39,7 @@ int vdr_cmd_create_cq(struct vdr_dev *dev)
 	u32 handle;
 	int ret;
 
-	if (!depth || depth > VDR_MAX_CQE || !is_power_of_2(depth))
-		return VIRTIO_RDMA_STATUS_INVAL;
-	if (ring_addr % VIRTIO_RDMA_RING_CTL_SIZE)
-		return VIRTIO_RDMA_STATUS_INVAL;
-	if (ring_size < VIRTIO_RDMA_RING_CTL_SIZE + (u64)depth * VDR_CQE_SIZE)
+	if (!vdr_cq_ring_ok(ring_addr, ring_size, depth))
 		return VIRTIO_RDMA_STATUS_INVAL;
 	if (eventq >= dev->nqp)
 		return VIRTIO_RDMA_STATUS_INVAL;
@@ -87,6 +96,87 @@ int vdr_cmd_destroy_cq(struct vdr_dev *dev)
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
+/*
+ * Moves the CQ to the ring the driver gave (spec "RESIZE_CQ").  Mapping the
+ * new ring may sleep, so it happens before cq->lock is taken; under the
+ * lock the data path cannot post, which makes copying the unconsumed CQEs
+ * and switching rings one step for every producer.  Indices are free-
+ * running and not renumbered: each CQE lands at its own index in the new
+ * ring, and the driver's cons stays valid.
+ */
+int vdr_cmd_resize_cq(struct vdr_dev *dev)
+{
+	const struct virtio_rdma_resize_cq_req *req = &dev->req.resize_cq;
+	u64 ring_addr = le64_to_cpu(req->ring_addr);
+	u64 ring_size = le64_to_cpu(req->ring_size);
+	u32 depth = le32_to_cpu(req->depth);
+	struct vdr_ring ring = {}, old;
+	unsigned long flags, idx;
+	struct vdr_qp *qp;
+	struct vdr_cq *cq;
+	u32 cons, count, i;
+	int status, ret;
+
+	if (!vdr_has_feature(dev, VIRTIO_RDMA_F_RESIZE))
+		return VIRTIO_RDMA_STATUS_OPNOTSUPP;
+	cq = xa_load(&dev->cqs, le32_to_cpu(req->cq_handle));
+	if (!cq)
+		return VIRTIO_RDMA_STATUS_NOENT;
+	if (!vdr_cq_ring_ok(ring_addr, ring_size, depth))
+		return VIRTIO_RDMA_STATUS_INVAL;
+	/*
+	 * The count that decides a shrink includes what the driver posted
+	 * before this command and needs no network to complete: an
+	 * application that posted sends and resizes expects their
+	 * completions counted, not still waiting for a worker.
+	 */
+	if (cq->nr_qps)
+		xa_for_each(&dev->qps, idx, qp)
+			if (qp->scq == cq || qp->rcq == cq)
+				vdr_xqp_run_now(qp);
+	ret = vdr_ring_map(dev, &ring, ring_addr, depth, VDR_CQE_SIZE);
+	if (ret)
+		return vdr_errno_status(ret);
+
+	status = VIRTIO_RDMA_STATUS_INVAL;
+	spin_lock_irqsave(&cq->lock, flags);
+	/* An overflowed CQ has lost a CQE already: it can only be destroyed. */
+	if (cq->overflow)
+		goto unlock;
+	/*
+	 * The driver stores cons to the new ring before the old one, so the
+	 * old ring's is never ahead.  Untrusted: an impossible value fails
+	 * the command rather than copying a ring's worth of garbage.
+	 */
+	cons = le32_to_cpu(smp_load_acquire(&cq->ring.ctl->cons));
+	count = cq->prod - cons;
+	if (count > cq->ring.depth || count > depth)
+		goto unlock;
+	for (i = cons; i != cq->prod; i++)
+		memcpy(vdr_ring_entry(&ring, i), vdr_ring_entry(&cq->ring, i),
+		       VDR_CQE_SIZE);
+	WRITE_ONCE(ring.ctl->flags, 0);
+	/* The copied CQEs are complete before the new prod is visible. */
+	smp_store_release(&ring.ctl->prod, cpu_to_le32(cq->prod));
+	old = cq->ring;
+	cq->ring = ring;
+	ring = old;
+	/*
+	 * An arm the driver copied into the new ring after we had answered
+	 * it in the old one must not raise a second event; cmpxchg, as in
+	 * vdr_cq_check_arm(), so that a newer arm is never cleared.
+	 */
+	if (cq->fired_arm)
+		cmpxchg(&cq->ring.ctl->notify, cpu_to_le32(cq->fired_arm),
+			cpu_to_le32(cq->fired_arm & ~VIRTIO_RDMA_CQ_ARM_ARMED));
+	status = VIRTIO_RDMA_STATUS_OK;
+unlock:
+	spin_unlock_irqrestore(&cq->lock, flags);
+	/* The old ring after a switch, else the new one, never touched. */
+	vdr_ring_unmap(&ring);
+	return status;
+}
+
 void vdr_cqs_destroy(struct vdr_dev *dev)
 {
 	struct vdr_cq *cq;
@@ -140,13 +230,15 @@ static bool vdr_cq_check_arm(struct vdr_cq *cq, bool solicited, bool success,
 int vdr_cq_post(struct vdr_dev *dev, struct vdr_cq *cq,
 		const struct virtio_rdma_cqe *cqe, bool solicited)
 {
-	struct virtio_rdma_ring_ctl *ctl = cq->ring.ctl;
+	struct virtio_rdma_ring_ctl *ctl;
 	bool event = false;
 	unsigned long flags;
 	u32 cons, rflags, arm;
 	int ret = 0;
 
 	spin_lock_irqsave(&cq->lock, flags);
+	/* Under the lock: RESIZE_CQ switches rings (and unmaps the old one). */
+	ctl = cq->ring.ctl;
 	if (cq->overflow) {
 		ret = -ENOSPC;
 		goto out;
@@ -172,6 +264,8 @@ int vdr_cq_post(struct vdr_dev *dev, struct vdr_cq *cq,
 	smp_mb();
 	event = vdr_cq_check_arm(cq, solicited,
 				 cqe->status == VIRTIO_RDMA_WC_SUCCESS, &arm);
+	if (event)
+		cq->fired_arm = arm;
 out:
 	spin_unlock_irqrestore(&cq->lock, flags);
 	/* Outside cq->lock: the event may be written to the eventq here. */

@@ -147,6 +147,8 @@ static const struct vdr_cmd_desc vdr_cmds[] = {
 		vdr_cmd_query_srq),
 	VDR_CMD(DESTROY_SRQ, sizeof(struct virtio_rdma_destroy_srq_req), 0,
 		vdr_cmd_destroy_srq),
+	VDR_CMD(RESIZE_CQ, sizeof(struct virtio_rdma_resize_cq_req), 0,
+		vdr_cmd_resize_cq),
 };
 
 static void vdr_ctrl_one(struct vdr_dev *dev, struct vdr_vq *vq)

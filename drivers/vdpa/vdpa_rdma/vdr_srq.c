@@ -169,7 +169,7 @@ int vdr_cmd_modify_srq(struct vdr_dev *dev)
 
 	if (!vdr_has_feature(dev, VIRTIO_RDMA_F_SRQ))
 		return VIRTIO_RDMA_STATUS_OPNOTSUPP;
-	/* No resize: QUERY_DEVICE says so by the absence of F_RESIZE. */
+	/* No SRQ resize: VIRTIO_RDMA_F_RESIZE covers CQs only (spec). */
 	if (mask & ~VIRTIO_RDMA_SRQ_LIMIT)
 		return VIRTIO_RDMA_STATUS_OPNOTSUPP;
 	srq = vdr_srq_lookup(dev, req->srq_handle);

@@ -285,6 +285,7 @@ bool vdr_xqp_rx_enqueue(struct vdr_xqp *x, struct sk_buff *skb, u32 limit,
 struct sk_buff *vdr_xqp_rx_dequeue(struct vdr_xqp *x);
 void vdr_xqp_kick(struct vdr_dev *dev, struct vdr_qp *qp);
 void vdr_xqp_doorbell(struct vdr_qp *qp, u32 type) __releases(RCU);
+void vdr_xqp_run_now(struct vdr_qp *qp);
 void vdr_xqp_kill(struct vdr_qp *qp);
 void vdr_xqp_fatal(struct vdr_dev *dev, struct vdr_qp *qp, int ev);
 int vdr_xqp_send(struct vdr_dev *dev, struct vdr_qp *qp,

@@ -545,3 +545,24 @@ void vdr_xqp_doorbell(struct vdr_qp *qp, u32 type)
 	rcu_read_unlock();
 	vdr_xqp_run_unlock(x);
 }
+
+/**
+ * vdr_xqp_run_now - one run of a QP's work in the caller's context
+ * @qp: the QP, kept alive by the caller (a command, under dev->lock)
+ *
+ * As if the SQ's doorbell had rung: what the driver posted before the
+ * caller's command and completes without the network (unreliable sends,
+ * local operations, flushes in ERR) has its CQEs written when this
+ * returns, up to one run's budget.
+ */
+void vdr_xqp_run_now(struct vdr_qp *qp)
+{
+	/* Pairs with the release in vdr_xqp_create(). */
+	struct vdr_xqp *x = smp_load_acquire(&qp->xqp);
+
+	if (!x)
+		return;
+	vdr_xqp_note_doorbell(x, VIRTIO_RDMA_DOORBELL_SQ);
+	mutex_lock(&qp->lock);
+	vdr_xqp_run_unlock(x);
+}

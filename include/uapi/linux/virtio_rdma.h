@@ -27,7 +27,7 @@
 #define VIRTIO_RDMA_F_TM_SRQ			1	/* reserved */
 #define VIRTIO_RDMA_F_MW			2	/* reserved */
 #define VIRTIO_RDMA_F_ATOMIC			3
-#define VIRTIO_RDMA_F_RESIZE			4	/* reserved */
+#define VIRTIO_RDMA_F_RESIZE			4	/* CQ resize only */
 #define VIRTIO_RDMA_F_INDIRECT_MKEY		5	/* reserved */
 #define VIRTIO_RDMA_F_MR_REPLACE		6
 
@@ -67,6 +67,8 @@ struct virtio_rdma_config {
 #define VIRTIO_RDMA_CMD_MODIFY_SRQ		19
 #define VIRTIO_RDMA_CMD_QUERY_SRQ		20
 #define VIRTIO_RDMA_CMD_DESTROY_SRQ		21
+/* With VIRTIO_RDMA_F_RESIZE */
+#define VIRTIO_RDMA_CMD_RESIZE_CQ		22
 
 /* Command status; the errno each maps to is fixed by the spec. */
 #define VIRTIO_RDMA_STATUS_OK			0
@@ -262,6 +264,18 @@ struct virtio_rdma_create_cq_resp {
 struct virtio_rdma_destroy_cq_req {
 	__le32 cq_handle;
 	__le32 reserved;
+};
+
+/*
+ * RESIZE_CQ (VIRTIO_RDMA_F_RESIZE): moves the CQ to a new ring of @depth
+ * entries; the ring has CREATE_CQ's geometry rules.  No response body.
+ */
+struct virtio_rdma_resize_cq_req {
+	__le32 cq_handle;
+	__le32 depth;
+	__le64 ring_addr;
+	__le64 ring_size;
+	__le32 reserved[2];
 };
 
 /* Same values as enum ib_qp_type */

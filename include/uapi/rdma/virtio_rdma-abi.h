@@ -73,6 +73,23 @@ struct virtio_rdma_uverbs_create_cq_resp {
 	__aligned_u64 ring_size;	/* bytes to map, page multiple */
 };
 
+/*
+ * resize_cq (ibv_resize_cq).  The CQ moves to a new ring with the same
+ * free-running indices; the provider maps it by the new key and unmaps the
+ * old ring, which the kernel no longer offers for mapping.
+ */
+struct virtio_rdma_uverbs_resize_cq_req {
+	__u32 comp_mask;		/* none defined: 0 */
+	__u32 reserved;
+};
+
+struct virtio_rdma_uverbs_resize_cq_resp {
+	__u32 comp_mask;		/* none defined: 0 */
+	__u32 depth;			/* power of two, CQEs in the new ring */
+	__aligned_u64 ring_mmap_key;	/* mmap() offset of the new ring */
+	__aligned_u64 ring_size;	/* bytes to map, page multiple */
+};
+
 /* create_qp (ibv_create_qp, ibv_create_qp_ex) */
 #define VIRTIO_RDMA_CREATE_QP_REQ_WQE_SHIFTS	(1U << 0)
 

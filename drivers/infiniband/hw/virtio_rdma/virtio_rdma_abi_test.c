@@ -243,6 +243,18 @@ static void vr_layout_cq(struct kunit *test)
 	VR_FSZ(test, virtio_rdma_destroy_cq_req, cq_handle, 4);
 	VR_OFF(test, virtio_rdma_destroy_cq_req, reserved, 4);
 	VR_FSZ(test, virtio_rdma_destroy_cq_req, reserved, 4);
+
+	VR_SIZE(test, virtio_rdma_resize_cq_req, 32);
+	VR_OFF(test, virtio_rdma_resize_cq_req, cq_handle, 0);
+	VR_FSZ(test, virtio_rdma_resize_cq_req, cq_handle, 4);
+	VR_OFF(test, virtio_rdma_resize_cq_req, depth, 4);
+	VR_FSZ(test, virtio_rdma_resize_cq_req, depth, 4);
+	VR_OFF(test, virtio_rdma_resize_cq_req, ring_addr, 8);
+	VR_FSZ(test, virtio_rdma_resize_cq_req, ring_addr, 8);
+	VR_OFF(test, virtio_rdma_resize_cq_req, ring_size, 16);
+	VR_FSZ(test, virtio_rdma_resize_cq_req, ring_size, 8);
+	VR_OFF(test, virtio_rdma_resize_cq_req, reserved, 24);
+	VR_FSZ(test, virtio_rdma_resize_cq_req, reserved, 8);
 }
 
 static void vr_layout_qp(struct kunit *test)
@@ -688,6 +700,7 @@ static void vr_const_control(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_MODIFY_SRQ, 19);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_QUERY_SRQ, 20);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_DESTROY_SRQ, 21);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_RESIZE_CQ, 22);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_SRQ_MAX_WR, IB_SRQ_MAX_WR);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_SRQ_LIMIT, IB_SRQ_LIMIT);
 

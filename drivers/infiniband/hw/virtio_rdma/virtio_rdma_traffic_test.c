@@ -559,6 +559,72 @@ static void vtt_err_retry_window(struct kunit *test)
 	vtt_expect_wc(test, 0, 64, IB_WC_RETRY_EXC_ERR, 0, 0);
 }
 
+/*
+ * ib_resize_cq on the receive CQ with completions in it: grown while
+ * messages arrive, refused below the unpolled count, shrunk to exactly
+ * it; every receive completes once, in order.  The responder writes a
+ * receive's CQE before it acknowledges the message, so once a send has
+ * completed its receive's CQE is in the receive CQ.
+ */
+#define VTT_RESIZE_N	12
+
+static void vtt_post_sends(struct kunit *test, int first, int n)
+{
+	struct vtt *t = test->priv;
+	int i;
+
+	for (i = first; i < first + n; i++) {
+		vtt_post_recv(test, 1, 1, 0, 64, 1000 + i);
+		vtt_post_rdma(test, 0, IB_WR_SEND, 0, 8, 0, 0,
+			      t->pd->local_dma_lkey, i);
+	}
+}
+
+static void vtt_cq_resize(struct kunit *test)
+{
+	struct vtt *t = test->priv;
+	struct ib_cq *cq = t->cq[1];
+	struct ib_wc wc;
+	int i;
+
+	vtt_pair(test, IB_QPT_RC, 7, 14, 7);
+	vtt_post_sends(test, 0, VTT_RESIZE_N);
+	/* Grow while the device is writing receive CQEs. */
+	KUNIT_ASSERT_EQ(test, ib_resize_cq(cq, 200), 0);
+	KUNIT_EXPECT_EQ(test, cq->cqe, 256);
+	for (i = 0; i < VTT_RESIZE_N; i++)
+		vtt_expect_wc(test, 0, i, IB_WC_SUCCESS, IB_WC_SEND, U32_MAX);
+
+	/* 12 unpolled: a depth of 8 cannot hold them; nothing changes. */
+	KUNIT_EXPECT_EQ(test, ib_resize_cq(cq, 8), -EINVAL);
+	KUNIT_EXPECT_EQ(test, cq->cqe, 256);
+	for (i = 0; i < 5; i++)
+		vtt_expect_wc(test, 1, 1000 + i, IB_WC_SUCCESS, IB_WC_RECV, 8);
+	/* 7 unpolled fit 8 (7 rounded up); then fill the ring exactly. */
+	KUNIT_ASSERT_EQ(test, ib_resize_cq(cq, 7), 0);
+	KUNIT_EXPECT_EQ(test, cq->cqe, 8);
+	vtt_post_sends(test, VTT_RESIZE_N, 1);
+	vtt_expect_wc(test, 0, VTT_RESIZE_N, IB_WC_SUCCESS, IB_WC_SEND,
+		      U32_MAX);
+
+	KUNIT_EXPECT_EQ(test, ib_resize_cq(cq, 4), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_resize_cq(cq, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ib_resize_cq(cq, t->ib->attrs.max_cqe + 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, cq->cqe, 8);
+	for (i = 5; i <= VTT_RESIZE_N; i++)
+		vtt_expect_wc(test, 1, 1000 + i, IB_WC_SUCCESS, IB_WC_RECV, 8);
+	KUNIT_EXPECT_EQ(test, ib_poll_cq(cq, 1, &wc), 0);
+
+	/* Still a working CQ: grow it empty, and one more message. */
+	KUNIT_ASSERT_EQ(test, ib_resize_cq(cq, 64), 0);
+	vtt_post_sends(test, VTT_RESIZE_N + 1, 1);
+	vtt_expect_wc(test, 0, VTT_RESIZE_N + 1, IB_WC_SUCCESS, IB_WC_SEND,
+		      U32_MAX);
+	vtt_expect_wc(test, 1, 1000 + VTT_RESIZE_N + 1, IB_WC_SUCCESS,
+		      IB_WC_RECV, 8);
+}
+
 static struct kunit_case vtt_cases[] = {
 	KUNIT_CASE(vtt_rc_send),
 	KUNIT_CASE(vtt_rc_comm_est),
@@ -571,6 +637,7 @@ static struct kunit_case vtt_cases[] = {
 	KUNIT_CASE(vtt_err_rnr),
 	KUNIT_CASE(vtt_err_retry),
 	KUNIT_CASE(vtt_err_retry_window),
+	KUNIT_CASE(vtt_cq_resize),
 	{}
 };
 

@@ -169,6 +169,7 @@ struct vrdma_dev {
 	bool atomic;
 	bool mr_replace;	/* VIRTIO_RDMA_F_MR_REPLACE: rereg keeps keys */
 	bool srq;		/* VIRTIO_RDMA_F_SRQ */
+	bool resize;		/* VIRTIO_RDMA_F_RESIZE: CQ resize */
 	struct virtio_rdma_query_port_resp port;	/* at probe */
 	u32 gid_tbl_len;
 	u8 max_mtu;
@@ -196,6 +197,15 @@ struct vrdma_cq {
 	spinlock_t lock;		/* ring head and arm_sn; fences destroy_qp */
 	u32 arm_sn;
 	struct vrdma_ring ring;
+	/* Serialises resizes: uverbs lets two of them run on one CQ. */
+	struct mutex resize_lock;
+	/*
+	 * Kernel CQ, while RESIZE_CQ is outstanding (under @lock): the ring
+	 * the device is switching to, which gets every cons and arm word
+	 * stored to @ring first (spec "RESIZE_CQ").
+	 */
+	bool resizing;
+	struct vrdma_ring next;
 	/* User CQ: the mmap entry that owns the ring (vrdma_uverbs.c) */
 	struct rdma_user_mmap_entry *ring_umap;
 };
@@ -352,6 +362,8 @@ int vrdma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int vrdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+extern const struct ib_device_ops vrdma_resize_ops;
+int vrdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 
 /* vrdma_qp.c */
 u8 vrdma_qp_type(enum ib_qp_type type);
@@ -418,6 +430,11 @@ void vrdma_user_ring_release(struct vrdma_ring *ring,
 int vrdma_ucq_check(struct ib_udata *udata);
 int vrdma_ucq_respond(struct vrdma_dev *dev, struct vrdma_cq *cq,
 		      struct ib_udata *udata);
+int vrdma_ucq_resize_check(struct ib_udata *udata);
+int vrdma_ucq_resize_ring(struct vrdma_dev *dev, struct ib_udata *udata,
+			  struct vrdma_ring *ring,
+			  struct rdma_user_mmap_entry **entry);
+int vrdma_ucq_resize_respond(struct vrdma_cq *cq, struct ib_udata *udata);
 int vrdma_uqp_check(struct vrdma_dev *dev, struct ib_udata *udata,
 		    int *sq_shift, int *rq_shift);
 int vrdma_uqp_respond(struct vrdma_dev *dev, struct vrdma_qp *qp,

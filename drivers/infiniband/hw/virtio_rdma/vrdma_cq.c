@@ -6,7 +6,8 @@
  * CQ (spec: "Rings").  The device produces CQEs into the ring and publishes
  * prod; the driver consumes them and publishes cons.  CQ arming is a word in
  * the ring (spec: "Completion queue arming"), so poll and arm never need a
- * control command.
+ * control command.  Resizing (VIRTIO_RDMA_F_RESIZE) moves the CQ to a new
+ * ring with the same free-running indices, see vrdma_resize_cq().
  */
 
 #include <linux/dma-mapping.h>
@@ -64,6 +65,7 @@ static int vrdma_do_create_cq(struct ib_cq *ibcq,
 	depth = roundup_pow_of_two(attr->cqe);
 	cq->eventq = attr->comp_vector % dev->npairs;
 	spin_lock_init(&cq->lock);
+	mutex_init(&cq->resize_lock);
 	err = vrdma_ring_alloc(dev, &cq->ring, depth, VIRTIO_RDMA_CQE_SHIFT);
 	if (err)
 		return err;
@@ -221,7 +223,7 @@ int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	struct vrdma_dev *dev = to_vdev(ibcq->device);
 	struct vrdma_cq *cq = to_vcq(ibcq);
 	struct vrdma_ring *ring = &cq->ring;
-	struct virtio_rdma_ring_ctl *ctl = vrdma_ring_ctl(ring);
+	struct virtio_rdma_ring_ctl *ctl;
 	const struct virtio_rdma_cqe *cqe;
 	struct vrdma_qp *qp;
 	unsigned long flags;
@@ -232,6 +234,8 @@ int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	if (cq->ring_umap)
 		return -EINVAL;
 	spin_lock_irqsave(&cq->lock, flags);
+	/* Under the lock: a resize replaces the ring's memory. */
+	ctl = vrdma_ring_ctl(ring);
 	start = ring->head;
 	/* Pairs with the device's release of prod after writing CQEs. */
 	prod = le32_to_cpu(virt_load_acquire(&ctl->prod));
@@ -254,6 +258,15 @@ int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		vrdma_cqe_to_wc(cqe, qp, &wc[n++]);
 	}
 	if (ring->head != start) {
+		/*
+		 * During a resize, the new ring's cons first: the device reads
+		 * the old one's and must never find the new one behind it.
+		 */
+		if (cq->resizing) {
+			/* Release: the slots below it are read, as below. */
+			virt_store_release(&vrdma_ring_ctl(&cq->next)->cons,
+					   cpu_to_le32(ring->head));
+		}
 		/* The device may reuse the slots only after we have read them. */
 		virt_store_release(&ctl->cons, cpu_to_le32(ring->head));
 	}
@@ -265,7 +278,7 @@ int vrdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {
 	struct vrdma_cq *cq = to_vcq(ibcq);
 	struct vrdma_ring *ring = &cq->ring;
-	struct virtio_rdma_ring_ctl *ctl = vrdma_ring_ctl(ring);
+	struct virtio_rdma_ring_ctl *ctl;
 	unsigned long irqflags;
 	u32 arm;
 	int ret = 0;
@@ -273,17 +286,154 @@ int vrdma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	if (cq->ring_umap)
 		return -EINVAL;
 	spin_lock_irqsave(&cq->lock, irqflags);
+	/* Under the lock: a resize replaces the ring's memory. */
+	ctl = vrdma_ring_ctl(ring);
 	/* A new sequence number keeps the device from clearing this arm. */
 	cq->arm_sn = (cq->arm_sn + 1) & VIRTIO_RDMA_CQ_ARM_SN_MASK;
 	arm = VIRTIO_RDMA_CQ_ARM_ARMED | cq->arm_sn;
 	if ((flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED)
 		arm |= VIRTIO_RDMA_CQ_ARM_SOLICITED;
+	/* During a resize the CQE that answers may go to either ring. */
+	if (cq->resizing)
+		WRITE_ONCE(vrdma_ring_ctl(&cq->next)->notify, cpu_to_le32(arm));
 	WRITE_ONCE(ctl->notify, cpu_to_le32(arm));
 	/* Dekker: store arm, full barrier, load prod; the device mirrors it. */
 	virt_mb();
 	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
 	    le32_to_cpu(READ_ONCE(ctl->prod)) != ring->head)
 		ret = 1;
+	/*
+	 * The new ring's prod is 0 until the device switches, so only a
+	 * prod ahead of our head means CQEs there.
+	 */
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && cq->resizing &&
+	    (s32)(le32_to_cpu(READ_ONCE(vrdma_ring_ctl(&cq->next)->prod)) -
+		  ring->head) > 0)
+		ret = 1;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;
+}
+
+const struct ib_device_ops vrdma_resize_ops = {
+	.resize_cq = vrdma_resize_cq,
+};
+
+/* Gives up a new ring the device may still use (RESIZE_CQ timed out). */
+static void vrdma_resize_abandon(struct vrdma_dev *dev, struct vrdma_ring *ring,
+				 struct rdma_user_mmap_entry **umap, bool busy)
+{
+	if (*umap)
+		vrdma_user_ring_release(ring, umap, busy);
+	else if (busy)
+		vrdma_orphan_ring(dev, ring);
+	else
+		vrdma_ring_free(dev, ring);
+}
+
+/**
+ * vrdma_resize_cq - move a CQ to a ring of another depth
+ * @ibcq: the CQ
+ * @cqe: the number of CQEs it must hold; rounded up to a power of two
+ * @udata: the provider's request and response, NULL for a kernel CQ
+ *
+ * The device copies the CQEs not yet consumed to their indices in the new
+ * ring and refuses (-EINVAL) a depth below their number (spec
+ * "RESIZE_CQ").  A kernel CQ stays usable meanwhile: poll_cq consumes from
+ * the old ring, whose prod stops at the switch, and stores cons and arm
+ * words to both rings.  The provider holds its CQ lock across the system
+ * call instead, so for a user CQ the old ring's words are final here.
+ *
+ * Return: 0 with @ibcq->cqe the new depth, or a negative errno with the CQ
+ * unchanged.
+ */
+int vrdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct vrdma_dev *dev = to_vdev(ibcq->device);
+	struct vrdma_cq *cq = to_vcq(ibcq);
+	struct virtio_rdma_resize_cq_req req = {};
+	struct rdma_user_mmap_entry *umap = NULL;
+	struct virtio_rdma_ring_ctl *nctl, *octl;
+	struct vrdma_ring ring = {}, old;
+	unsigned long flags;
+	u32 depth;
+	int err;
+
+	/* A user CQ's ring is the provider's to poll, a kernel CQ's ours. */
+	if (!udata != !cq->ring_umap)
+		return -EINVAL;
+	if (udata) {
+		err = vrdma_ucq_resize_check(udata);
+		if (err)
+			return err;
+	}
+	if (cqe < 1 || cqe > dev->caps.max_cqe)
+		return -EINVAL;
+	depth = roundup_pow_of_two(cqe);
+
+	mutex_lock(&cq->resize_lock);
+	err = vrdma_ring_alloc(dev, &ring, depth, VIRTIO_RDMA_CQE_SHIFT);
+	if (err)
+		goto unlock;
+	/*
+	 * A user CQ's mmap entry exists before the device switches: once it
+	 * has, nothing may fail that would leave the provider without the
+	 * new ring's key.
+	 */
+	if (udata) {
+		err = vrdma_ucq_resize_ring(dev, udata, &ring, &umap);
+		if (err) {
+			vrdma_ring_free(dev, &ring);
+			goto unlock;
+		}
+	}
+
+	/* The driver's words go into the new ring before the device reads it. */
+	nctl = vrdma_ring_ctl(&ring);
+	spin_lock_irqsave(&cq->lock, flags);
+	octl = vrdma_ring_ctl(&cq->ring);
+	WRITE_ONCE(nctl->cons, udata ? READ_ONCE(octl->cons) :
+				       cpu_to_le32(cq->ring.head));
+	WRITE_ONCE(nctl->notify, READ_ONCE(octl->notify));
+	if (!udata) {
+		cq->next = ring;
+		cq->resizing = true;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	req.cq_handle = cpu_to_le32(cq->handle);
+	req.depth = cpu_to_le32(depth);
+	req.ring_addr = cpu_to_le64(ring.dma);
+	req.ring_size = cpu_to_le64(ring.size);
+	err = vrdma_cmd(dev, VIRTIO_RDMA_CMD_RESIZE_CQ, &req, sizeof(req),
+			NULL, 0);
+
+	spin_lock_irqsave(&cq->lock, flags);
+	cq->resizing = false;
+	memset(&cq->next, 0, sizeof(cq->next));
+	old = cq->ring;
+	if (!err) {
+		/* Free-running indices: our head is valid in the new ring. */
+		ring.head = old.head;
+		cq->ring = ring;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	if (err) {
+		/* Without an answer the device may have switched, or not yet. */
+		vrdma_resize_abandon(dev, &ring, &umap, READ_ONCE(dev->broken));
+		goto unlock;
+	}
+	/* The command completed: the device no longer accesses the old ring. */
+	if (cq->ring_umap) {
+		vrdma_user_ring_release(&old, &cq->ring_umap, false);
+		cq->ring_umap = umap;
+	} else {
+		vrdma_ring_free(dev, &old);
+	}
+	ibcq->cqe = depth;
+	if (udata)
+		err = vrdma_ucq_resize_respond(cq, udata);
+unlock:
+	mutex_unlock(&cq->resize_lock);
+	return err;
 }

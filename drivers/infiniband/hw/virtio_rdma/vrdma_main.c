@@ -230,6 +230,7 @@ static int vrdma_probe(struct virtio_device *vdev)
 	dev->atomic = virtio_has_feature(vdev, VIRTIO_RDMA_F_ATOMIC);
 	dev->mr_replace = virtio_has_feature(vdev, VIRTIO_RDMA_F_MR_REPLACE);
 	dev->srq = virtio_has_feature(vdev, VIRTIO_RDMA_F_SRQ);
+	dev->resize = virtio_has_feature(vdev, VIRTIO_RDMA_F_RESIZE);
 
 	err = vrdma_find_vqs(dev);
 	if (err)
@@ -262,6 +263,8 @@ static int vrdma_probe(struct virtio_device *vdev)
 	ib_set_device_ops(&dev->ib, &vrdma_dev_ops);
 	if (dev->srq)
 		ib_set_device_ops(&dev->ib, &vrdma_srq_ops);
+	if (dev->resize)
+		ib_set_device_ops(&dev->ib, &vrdma_resize_ops);
 	/* Empty posts are how user space rings a doorbell (vrdma_uverbs.c). */
 	dev->ib.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				   BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
@@ -325,6 +328,7 @@ MODULE_DEVICE_TABLE(virtio, vrdma_id_table);
 static unsigned int vrdma_features[] = {
 	VIRTIO_RDMA_F_SRQ,
 	VIRTIO_RDMA_F_ATOMIC,
+	VIRTIO_RDMA_F_RESIZE,
 	VIRTIO_RDMA_F_MR_REPLACE,
 	VIRTIO_RING_F_EVENT_IDX,
 	VIRTIO_F_VERSION_1,

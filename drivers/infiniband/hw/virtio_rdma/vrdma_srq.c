@@ -136,7 +136,7 @@ int vrdma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 
 	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
-	/* The device offers no resize (no VIRTIO_RDMA_F_RESIZE). */
+	/* No SRQ resize in the device ABI: F_RESIZE covers CQs only. */
 	if (mask & ~IB_SRQ_LIMIT)
 		return -EOPNOTSUPP;
 	if (!(mask & IB_SRQ_LIMIT))

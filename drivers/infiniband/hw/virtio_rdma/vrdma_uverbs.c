@@ -206,6 +206,44 @@ int vrdma_ucq_respond(struct vrdma_dev *dev, struct vrdma_cq *cq,
 	return vrdma_udata_resp(udata, &resp, sizeof(resp));
 }
 
+int vrdma_ucq_resize_check(struct ib_udata *udata)
+{
+	struct virtio_rdma_uverbs_resize_cq_req req;
+	int err;
+
+	err = vrdma_udata_req(udata, &req, sizeof(req));
+	if (err)
+		return err;
+	if (req.comp_mask || req.reserved)
+		return -EINVAL;
+	/* Without the new ring's key the provider could not follow the CQ. */
+	if (udata->outlen < sizeof(struct virtio_rdma_uverbs_resize_cq_resp))
+		return -EINVAL;
+	return 0;
+}
+
+/* The new ring of a resize, in an mmap entry of the CQ's context. */
+int vrdma_ucq_resize_ring(struct vrdma_dev *dev, struct ib_udata *udata,
+			  struct vrdma_ring *ring,
+			  struct rdma_user_mmap_entry **entry)
+{
+	struct vrdma_ucontext *uctx =
+		rdma_udata_to_drv_context(udata, struct vrdma_ucontext, ibuc);
+	u64 key;
+
+	return vrdma_ring_to_user(dev, &uctx->ibuc, ring, entry, &key);
+}
+
+int vrdma_ucq_resize_respond(struct vrdma_cq *cq, struct ib_udata *udata)
+{
+	struct virtio_rdma_uverbs_resize_cq_resp resp = {};
+
+	resp.depth = cq->ring.depth;
+	resp.ring_mmap_key = rdma_user_mmap_get_offset(cq->ring_umap);
+	resp.ring_size = cq->ring.size;
+	return vrdma_udata_resp(udata, &resp, sizeof(resp));
+}
+
 int vrdma_usrq_check(struct ib_udata *udata)
 {
 	struct virtio_rdma_uverbs_create_srq_req req;

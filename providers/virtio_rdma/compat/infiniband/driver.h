@@ -238,7 +238,7 @@ struct verbs_context_ops {
 	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
 	int (*rereg_mr)(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 			void *addr, size_t length, int access);
-	void *resize_cq;
+	int (*resize_cq)(struct ibv_cq *cq, int cqe);
 	void *set_ece;
 	void *unimport_dm;
 	void (*unimport_mr)(struct ibv_mr *mr);
@@ -265,6 +265,7 @@ VRU_CMD(alloc_pd);
 VRU_CMD(reg_mr);
 VRU_CMD(rereg_mr);
 VRU_CMD(create_cq);
+VRU_CMD(resize_cq);
 VRU_CMD(create_qp);
 VRU_CMD(modify_qp);
 VRU_CMD(query_qp);
@@ -344,6 +345,9 @@ int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
 		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
 		     size_t resp_sz);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
+		      size_t resp_size);
 int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_comp_channel *channel, int comp_vector,
 		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
