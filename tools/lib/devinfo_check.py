@@ -4,6 +4,11 @@
 """Compare what `ibv_devinfo -v` prints with what the device itself reports.
 
     devinfo_check.py IBDEV
+    devinfo_check.py IBDEV --port [NETNS:NETDEV SETTING...]
+
+With --port only the port is compared, after each SETTING of the netdev (an MTU,
+or 'down', which leaves it up again afterwards): one Python start for all of
+them, each of which costs seconds in a debug-kernel guest.
 
 The device's own numbers come from QUERY_DEVICE and QUERY_PORT sent through
 the driver's raw_cmd debugfs file (drivers/infiniband/hw/virtio_rdma/
@@ -15,10 +20,13 @@ order, the fw_ver triple).
 
 Exit status: 0 everything matches, 1 a mismatch, 77 cannot run here.
 """
+import contextlib
+import io
 import os
 import re
 import subprocess
 import sys
+import time
 
 from virtio_rdma_abi import Abi, AbiError, RawCmd
 
@@ -185,7 +193,29 @@ def main():
     if not os.path.exists(raw):
         print(f'skip: no {raw}')
         return 77
-    compare(ibdev, raw, port_only)
+    settings = sys.argv[4:] if port_only and len(sys.argv) > 3 else []
+    if not settings:
+        compare(ibdev, raw, port_only)
+    for setting in settings:
+        netns, netdev = sys.argv[3].split(':')
+        ip = ['ip', '-n', netns, 'link', 'set', netdev]
+        subprocess.run(ip + (['down'] if setting == 'down' else ['mtu', setting]),
+                       check=True)
+        print(f'{netdev} {"down" if setting == "down" else "mtu " + setting}')
+        # The port follows its netdev through a notifier and a port event: give it
+        # a few seconds before a difference counts.
+        for attempt in range(30):
+            before = len(failures)
+            text = io.StringIO()
+            with contextlib.redirect_stdout(text):
+                compare(ibdev, raw, True)
+            if len(failures) == before or attempt == 29:
+                print(text.getvalue(), end='')
+                break
+            del failures[before:]
+            time.sleep(0.2)
+        if setting == 'down':
+            subprocess.run(ip + ['up'], check=True)
     print(f'{ibdev}: {checked} values compared, {len(failures)} differ')
     return 1 if failures else 0
 
