@@ -16,18 +16,14 @@ VRDMA_IP=192.0.2.12
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 rxe_peer_setup() {
-	local m
-	for m in veth rdma_rxe vdpa vdpa_rdma virtio_vdpa virtio_rdma; do
-		modprobe $m || fail "modprobe $m"
-	done
-	ip link set lo up
+	# One exec per tool and namespace: each costs most of a second in a debug guest.
+	modprobe -a veth rdma_rxe vdpa vdpa_rdma virtio_vdpa virtio_rdma || fail "modprobe"
 	ip netns add $V || fail "ip netns add $V"
-	ip -n $V link set lo up
 	ip link add vr type veth peer name vv netns $V || fail "veth"
-	ip addr add $RXE_IP/24 dev vr
-	ip -n $V addr add $VRDMA_IP/24 dev vv
-	ip link set vr up
-	ip -n $V link set vv up
+	printf '%s\n' "link set lo up" "addr add $RXE_IP/24 dev vr" "link set vr up" |
+		ip -batch - || fail "vr"
+	printf '%s\n' "link set lo up" "addr add $VRDMA_IP/24 dev vv" "link set vv up" |
+		ip -n $V -batch - || fail "vv in $V"
 	rdma link add rxe0 type rxe netdev vr || fail "rdma link add rxe0"
 	ib_v=$(vdpa_add_ibdev vrdma-rxe "$(mac_of vv $V)") || fail "device on vv"
 	# rxe lists every IP GID twice, as RoCE v1 and v2; virtio_rdma speaks v2 only.
