@@ -169,8 +169,10 @@ wait_gid() { # ibdev gid [type]
 }
 
 # A hardware counter of an ib_device's port 1; status 1 (and no output) if the
-# port has no such counter.
+# port has no such counter.  From sysfs where the device lists it there (no exec),
+# else from rdma statistic.
 ib_counter() { # ibdev name
+	sysfs_read "$SYSFS_IB/$1/ports/1/hw_counters/$2" 2>/dev/null && return 0
 	rdma statistic show link "$1/1" 2>/dev/null | awk -v k="$2" '
 		{ for (i = 1; i <= NF; i++) { if (at) { print $i; f = 1; exit } at = $i == k } }
 		END { exit !f }'
