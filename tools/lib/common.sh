@@ -103,6 +103,15 @@ wait_cm_listen() { # port [prefix...]
 }
 
 # --- addresses and GIDs ----------------------------------------------------------
+# Run ip commands (one per argument, e.g. "link set lo up") in network namespace NS
+# ("" for the initial one) with a single exec: each costs most of a second in a
+# debug-kernel guest.
+ip_batch() { # ns command...
+	local ns=$1
+	shift
+	printf '%s\n' "$@" | ip ${ns:+-n "$ns"} -batch -
+}
+
 # A netdev's MAC ("ip -br link" prints NAME STATE MAC FLAGS), optionally in NS.
 mac_of() { # netdev [netns]
 	ip ${2:+-n "$2"} -br link show dev "$1" 2>/dev/null | awk '{ print $3 }'

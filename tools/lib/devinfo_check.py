@@ -196,9 +196,10 @@ def main():
     settings = sys.argv[4:] if port_only and len(sys.argv) > 3 else []
     if not settings:
         compare(ibdev, raw, port_only)
-    for setting in settings:
+    else:
         netns, netdev = sys.argv[3].split(':')
         ip = ['ip', '-n', netns, 'link', 'set', netdev]
+    for setting in settings:
         subprocess.run(ip + (['down'] if setting == 'down' else ['mtu', setting]),
                        check=True)
         print(f'{netdev} {"down" if setting == "down" else "mtu " + setting}')

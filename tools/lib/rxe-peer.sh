@@ -16,14 +16,14 @@ VRDMA_IP=192.0.2.12
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 rxe_peer_setup() {
-	# One exec per tool and namespace: each costs most of a second in a debug guest.
+	# One exec for all modules: each costs most of a second in a debug guest.
 	modprobe -a veth rdma_rxe vdpa vdpa_rdma virtio_vdpa virtio_rdma || fail "modprobe"
 	ip netns add $V || fail "ip netns add $V"
 	ip link add vr type veth peer name vv netns $V || fail "veth"
-	printf '%s\n' "link set lo up" "addr add $RXE_IP/24 dev vr" "link set vr up" |
-		ip -batch - || fail "vr"
-	printf '%s\n' "link set lo up" "addr add $VRDMA_IP/24 dev vv" "link set vv up" |
-		ip -n $V -batch - || fail "vv in $V"
+	ip_batch "" "link set lo up" "addr add $RXE_IP/24 dev vr" "link set vr up" ||
+		fail "vr"
+	ip_batch $V "link set lo up" "addr add $VRDMA_IP/24 dev vv" "link set vv up" ||
+		fail "vv in $V"
 	rdma link add rxe0 type rxe netdev vr || fail "rdma link add rxe0"
 	ib_v=$(vdpa_add_ibdev vrdma-rxe "$(mac_of vv $V)") || fail "device on vv"
 	# rxe lists every IP GID twice, as RoCE v1 and v2; virtio_rdma speaks v2 only.

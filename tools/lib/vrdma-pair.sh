@@ -12,14 +12,14 @@ B=vrdma-pair-b
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 pair_setup() {
-	# One exec per tool and namespace: each costs most of a second in a debug guest.
+	# One exec for all modules: each costs most of a second in a debug guest.
 	modprobe -a veth vdpa vdpa_rdma virtio_vdpa virtio_rdma || fail "modprobe"
 	ip netns add $A && ip netns add $B || fail "ip netns add"
 	ip link add va netns $A type veth peer name vb netns $B || fail "veth"
-	printf '%s\n' "link set lo up" "link set va up" "addr add 192.0.2.1/24 dev va" |
-		ip -n $A -batch - || fail "addresses in $A"
-	printf '%s\n' "link set lo up" "link set vb up" "addr add 192.0.2.2/24 dev vb" |
-		ip -n $B -batch - || fail "addresses in $B"
+	ip_batch $A "link set lo up" "link set va up" "addr add 192.0.2.1/24 dev va" ||
+		fail "addresses in $A"
+	ip_batch $B "link set lo up" "link set vb up" "addr add 192.0.2.2/24 dev vb" ||
+		fail "addresses in $B"
 	ib_a=$(vdpa_add_ibdev vrdma-pa "$(mac_of va $A)") || fail "device on va"
 	ib_b=$(vdpa_add_ibdev vrdma-pb "$(mac_of vb $B)") || fail "device on vb"
 	gi_a=$(wait_gid "$ib_a" "$(ipv4_gid 192.0.2.1)") ||
