@@ -33,7 +33,7 @@ pair_setup() {
 # sysfs same_host) none crosses the veth; on the wire each one does.  Counted from
 # pair_setup, which created both.
 pair_check_path() {
-	local mode sent veth segs hand
+	local mode sent veth segs hand inl
 	mode=$(sysfs_read "$SYSFS_VDPA/vrdma-pa/same_host") || fail "no same_host switch"
 	sent=$(ib_counter "$ib_a" sent_pkts) || fail "no sent_pkts counter"
 	veth=$(ip netns exec $A cat /sys/class/net/va/statistics/tx_packets)
@@ -43,20 +43,25 @@ pair_check_path() {
 	# Receivers run by their sender's work item: same host only too.
 	hand=$(cat /sys/kernel/debug/vdpa_rdma/vrdma-pa/same_host_handoffs) ||
 		fail "no same_host_handoffs in debugfs"
+	# A user QP's doorbell runs in its system call (the test kernel counts
+	# preemption), on either path.
+	inl=$(cat /sys/kernel/debug/vdpa_rdma/vrdma-pa/inline_doorbells) ||
+		fail "no inline_doorbells in debugfs"
 	[ "$sent" -gt 0 ] || fail "$ib_a sent no packet"
+	[ "$inl" -gt 0 ] || fail "no doorbell of $ib_a ran in the context that rang it"
 	if [ "$mode" = 1 ]; then
 		# ARP and IPv6 neighbour discovery still cross it.
 		[ "$veth" -lt $((sent / 10 + 20)) ] ||
 			fail "same-host path on, yet va sent $veth packets for $sent RoCE packets"
 		[ "$segs" -gt 0 ] || fail "same-host path on, yet no segment was sent"
 		[ "$hand" -gt 0 ] || fail "same-host path on, yet no receiver ran in its sender's work"
-		echo "ok: same-host path: $sent RoCE packets, $segs same-host segments among them, $hand handoffs, $veth on va"
+		echo "ok: same-host path: $sent RoCE packets, $segs same-host segments among them, $hand handoffs, $inl doorbells in the caller, $veth on va"
 	else
 		[ "$veth" -ge "$sent" ] ||
 			fail "wire path, yet va sent only $veth packets for $sent RoCE packets"
 		[ "$segs" -eq 0 ] || fail "wire path, yet $segs same-host segments"
 		[ "$hand" -eq 0 ] || fail "wire path, yet $hand same-host handoffs"
-		echo "ok: wire path: $sent RoCE packets, $veth on va"
+		echo "ok: wire path: $sent RoCE packets, $inl doorbells in the caller, $veth on va"
 	fi
 }
 pair_teardown() {

@@ -17,8 +17,12 @@
  *   completion event it raised without waking ctrl_work (one scheduling
  *   hop less per event); it only tries that lock and leaves the event to
  *   ctrl_work when the eventq is busy.
- * - dev->db_work: the doorbellqs.  It only looks QPs up (RCU) and
- *   schedules them.
+ * - dev->db_work: the doorbellqs.  It looks QPs up (RCU) and runs or
+ *   schedules them (vdr_xqp_doorbell()).  A doorbell rung from a context
+ *   that may sleep (a user QP's system call under virtio_vdpa, the vhost
+ *   worker under vhost_vdpa) is processed right there instead, one budget,
+ *   the rest left to db_work (vdr_db_kick()).  Each doorbellq's vq->lock
+ *   serialises the two.
  * - xqp->work, one per QP: that QP's requester, responder and completer,
  *   under qp->lock.  A work item never runs on two CPUs at once, so one QP
  *   is processed by one CPU at a time and different QPs in parallel.  Each
@@ -29,6 +33,7 @@
  * QP and schedules its work.
  *
  * Lock order: dev->lock -> qp->lock -> mr->lock -> iotlb_lock;
+ * dev->lock -> doorbellq vq->lock -> qp->lock (taken with a trylock);
  * qp->lock -> srq->lock (the SRQ's consumer side, which the works of all
  * the QPs attached to it take; nothing is taken inside it);
  * dev->lock -> eventq vq->lock (a QP's work only trylocks it) -> ev_lock;
@@ -321,6 +326,8 @@ struct vdr_dev {
 	atomic_t same_host_segs;
 	/* Receiving QPs run by a sender's work (vdr_xqp.c); debugfs only. */
 	atomic_t same_host_handoffs;
+	/* Doorbell buffers processed in the notifier's context (vdr_vq.c). */
+	atomic_t inline_doorbells;
 	/* Received packets queued to the QPs, all together (vdr_xqp.c). */
 	atomic_t rx_backlog;
 
@@ -408,6 +415,7 @@ void vdr_ctrl_work_fn(struct work_struct *work);
 void vdr_db_work_fn(struct work_struct *work);
 void vdr_ctrl_schedule(struct vdr_dev *dev);
 void vdr_db_schedule(struct vdr_dev *dev);
+void vdr_db_kick(struct vdr_dev *dev, u16 idx);
 int vdr_mem_read(struct vdr_dev *dev, u64 addr, void *buf, size_t len);
 struct page *vdr_translate(struct vdr_dev *dev, u64 addr, u32 perm,
 			   size_t *len, unsigned int *offset);
@@ -439,7 +447,7 @@ bool vdr_events_deliver(struct vdr_dev *dev, u16 eventq);
 void vdr_events_deliver_all(struct vdr_dev *dev);
 
 /* vdr_doorbell.c */
-bool vdr_doorbells_process(struct vdr_dev *dev, u16 qidx);
+bool vdr_doorbells_process(struct vdr_dev *dev, u16 qidx, int budget);
 
 /* vdr_netdev.c */
 struct net_device *vdr_netdev_find(const u8 *mac);

@@ -7,6 +7,7 @@
  * and .../cqs.  One line per object; ring indices as the device sees them.
  * .../same_host_segments counts the same-host segments sent (vdr_xport.h),
  * .../same_host_handoffs the receiving QPs run by a sender (vdr_xqp.c).
+ * .../inline_doorbells   doorbells run in the notifier's context (vdr_vq.c).
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -116,6 +117,8 @@ void vdr_debugfs_add(struct vdr_dev *dev)
 				&dev->same_host_segs);
 	debugfs_create_atomic_t("same_host_handoffs", 0400, dev->debugfs,
 				&dev->same_host_handoffs);
+	debugfs_create_atomic_t("inline_doorbells", 0400, dev->debugfs,
+				&dev->inline_doorbells);
 }
 
 void vdr_debugfs_del(struct vdr_dev *dev)

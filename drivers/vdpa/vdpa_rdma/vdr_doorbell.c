@@ -6,17 +6,19 @@
  *
  * A doorbell only says "look at this ring again"; records of unknown type
  * or naming unknown QPs are ignored (spec "Doorbell queues").  Runs in
- * dev->db_work without dev->lock: QPs are looked up under RCU and run or
- * scheduled (vdr_xqp_doorbell()), so a command never delays a doorbell and
- * the reverse.
+ * dev->db_work or in the notifier's context (vdr_db_kick()), under the
+ * doorbellq's lock and without dev->lock: QPs are looked up under RCU and
+ * run or scheduled (vdr_xqp_doorbell()), so a command never delays a
+ * doorbell and the reverse.
  */
 #include "vdpa_rdma.h"
 #include "vdr_xport.h"
 
-#define VDR_DOORBELL_BUDGET	64
-
-/* Returns true when the budget ran out with buffers possibly left. */
-bool vdr_doorbells_process(struct vdr_dev *dev, u16 qidx)
+/*
+ * Returns true when @budget buffers were processed, with more possibly
+ * left.
+ */
+bool vdr_doorbells_process(struct vdr_dev *dev, u16 qidx, int budget)
 {
 	struct vdr_vq *vq = &dev->vqs[qidx];
 	struct virtio_rdma_doorbell db;
@@ -25,7 +27,7 @@ bool vdr_doorbells_process(struct vdr_dev *dev, u16 qidx)
 	u32 type;
 	int i, ret;
 
-	for (i = 0; i < VDR_DOORBELL_BUDGET; i++) {
+	for (i = 0; i < budget; i++) {
 		ret = vringh_getdesc_iotlb(&vq->vring, &vq->riov, &vq->wiov,
 					   &vq->head, GFP_KERNEL);
 		if (ret < 0) {

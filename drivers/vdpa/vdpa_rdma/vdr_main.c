@@ -76,38 +76,39 @@ static bool vdr_is_dbq(u16 idx)
 	return idx && !(idx & 1);
 }
 
+static struct lock_class_key vdr_dbq_lock_key;
+
 static void vdr_kick_vq(struct vdpa_device *vdpa, u16 idx)
 {
 	struct vdr_dev *dev = vdpa_to_vdr(vdpa);
 
-	/* May be called in atomic context: only schedule the work. */
+	/* May be called in atomic context: vdr_db_kick() tells. */
 	if (!READ_ONCE(vdr_vq(vdpa, idx)->ready))
 		return;
 	if (vdr_is_dbq(idx))
-		vdr_db_schedule(dev);
+		vdr_db_kick(dev, idx);
 	else
 		vdr_ctrl_schedule(dev);
 }
 
 /*
- * db_work and a QP's work delivering an event use their queues without
- * dev->lock: keep them off a doorbellq (stop db_work) or an eventq (its
- * lock) while a config op changes it under dev->lock.
+ * db_work, a doorbell run in its notifier's context and a QP's work
+ * delivering an event use their queues without dev->lock: keep them off
+ * the queue (its lock; db_work may wait for it, so stop db_work first)
+ * while a config op changes it under dev->lock.
  */
 static void vdr_vq_quiesce(struct vdr_dev *dev, u16 idx)
 {
 	lockdep_assert_held(&dev->lock);
 	if (vdr_is_dbq(idx))
 		cancel_work_sync(&dev->db_work);
-	else
-		mutex_lock(&dev->vqs[idx].lock);
+	mutex_lock(&dev->vqs[idx].lock);
 }
 
 static void vdr_vq_resume(struct vdr_dev *dev, u16 idx)
 {
-	if (!vdr_is_dbq(idx))
-		mutex_unlock(&dev->vqs[idx].lock);
-	else if (dev->running)
+	mutex_unlock(&dev->vqs[idx].lock);
+	if (vdr_is_dbq(idx) && dev->running)
 		vdr_db_schedule(dev);
 }
 
@@ -489,6 +490,9 @@ static int vdr_dev_init(struct vdr_dev *dev, const char *name, u16 nqp)
 	dev->iotlb_pt = true;
 	for (i = 0; i < dev->nvqs; i++) {
 		mutex_init(&dev->vqs[i].lock);
+		/* Taken before a QP's lock, where eventq locks come after. */
+		if (vdr_is_dbq(i))
+			lockdep_set_class(&dev->vqs[i].lock, &vdr_dbq_lock_key);
 		vringh_set_iotlb(&dev->vqs[i].vring, &dev->iotlb,
 				 &dev->iotlb_lock);
 	}

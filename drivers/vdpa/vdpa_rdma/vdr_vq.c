@@ -121,6 +121,25 @@ out:
 }
 
 /*
+ * Doorbell buffers per run of db_work, and per notification processed in
+ * the notifier's context, whose own doorbell is the first: each may run a
+ * QP for one budget.
+ */
+#define VDR_DB_BUDGET		64
+#define VDR_DB_INLINE_BUDGET	4
+
+/* A budget of a doorbellq, under its lock; true when some is left. */
+static bool vdr_dbq_run(struct vdr_dev *dev, u16 idx, int budget)
+{
+	struct vdr_vq *vq = &dev->vqs[idx];
+
+	lockdep_assert_held(&vq->lock);
+	if (!READ_ONCE(dev->running) || !vq->ready)
+		return false;
+	return vdr_doorbells_process(dev, idx, budget);
+}
+
+/*
  * The doorbellqs, without dev->lock: a doorbell never waits behind a
  * command.  Reset and the vq config ops stop this work before they touch
  * the doorbellqs (vdr_vq_quiesce()).
@@ -128,16 +147,68 @@ out:
 void vdr_db_work_fn(struct work_struct *work)
 {
 	struct vdr_dev *dev = container_of(work, struct vdr_dev, db_work);
+	struct vdr_vq *vq;
 	bool more = false;
 	u16 i;
 
 	if (!READ_ONCE(dev->running))
 		return;
 	for (i = 0; i < dev->nqp; i++) {
-		if (READ_ONCE(dev->vqs[VIRTIO_RDMA_DOORBELLQ(i)].ready))
-			more |= vdr_doorbells_process(dev,
-						      VIRTIO_RDMA_DOORBELLQ(i));
+		vq = &dev->vqs[VIRTIO_RDMA_DOORBELLQ(i)];
+		mutex_lock(&vq->lock);
+		more |= vdr_dbq_run(dev, VIRTIO_RDMA_DOORBELLQ(i),
+				    VDR_DB_BUDGET);
+		mutex_unlock(&vq->lock);
 	}
+	if (more)
+		vdr_db_schedule(dev);
+}
+
+static bool inline_doorbells = true;
+module_param(inline_doorbells, bool, 0644);
+MODULE_PARM_DESC(inline_doorbells,
+		 "Whether a doorbell rung from a context that may sleep is processed there, instead of by a worker (default true)");
+
+/*
+ * Whether the notifier's context may sleep, as might_sleep() judges it: a
+ * user QP's doorbell comes from its system call under virtio_vdpa, and a
+ * VM's from the vhost worker under vhost_vdpa, while a kernel QP's
+ * post_send may hold spinlocks.  A kernel that does not count preemption
+ * cannot tell, and every doorbell then goes to db_work.
+ */
+static bool vdr_notifier_may_sleep(void)
+{
+	return preemptible() && !rcu_preempt_depth();
+}
+
+/**
+ * vdr_db_kick - the driver notified doorbellq @idx
+ * @dev: the device
+ * @idx: the doorbellq
+ *
+ * Where the notifier may sleep, its doorbells are processed right here,
+ * one budget (the QPs they name each run one budget too, or are
+ * scheduled when busy), and db_work does the rest.  That saves the wakeup
+ * of a worker per message, the largest cost of a small message under a
+ * hypervisor: a ping-pong between two user QPs then runs each message's
+ * sender and receiver in the sender's system call, as siw does.  The
+ * notifier is the driver, which must not hold a lock that the work takes
+ * (the driver's event callbacks may run, as from an interrupt).
+ */
+void vdr_db_kick(struct vdr_dev *dev, u16 idx)
+{
+	struct vdr_vq *vq = &dev->vqs[idx];
+	bool more;
+
+	if (!inline_doorbells || !vdr_notifier_may_sleep() ||
+	    !mutex_trylock(&vq->lock)) {
+		/* Busy: db_work waits for the lock, then looks again. */
+		vdr_db_schedule(dev);
+		return;
+	}
+	atomic_inc(&dev->inline_doorbells);
+	more = vdr_dbq_run(dev, idx, VDR_DB_INLINE_BUDGET);
+	mutex_unlock(&vq->lock);
 	if (more)
 		vdr_db_schedule(dev);
 }

@@ -114,7 +114,7 @@ struct vdr_xqp {
 	bool dead;			/* being destroyed: run no more */
 	/* Same-host handoff (vdr_xqp_send()); all under the QP's lock. */
 	bool running;			/* in vdr_xqp_run_unlock() */
-	bool handed;			/* run by a sender's work, after it */
+	bool may_hand;			/* this run may hand off (vdr_xqp.c) */
 	struct vdr_xqp *handoff;	/* locked receiver to run after this */
 	struct sk_buff_head rxq;	/* packets for this QP (encap_rcv) */
 	unsigned long events;		/* VDR_XQP_EV_*: timers, doorbells */

@@ -420,15 +420,14 @@ int vdr_xqp_send(struct vdr_dev *dev, struct vdr_qp *qp,
 		 struct sk_buff *skb)
 {
 	struct vdr_xqp *x = qp->xqp;
-	bool handoff = x->running && !x->handed && same_host_handoff;
+	bool handoff = x->running && x->may_hand && same_host_handoff;
 
 	/*
 	 * Same-host: the receiving QP runs in this QP's work item, right
 	 * after this run, when nothing else runs it (vdr_xqp_rx_enqueue()).
 	 * That saves a worker's wakeup per exchange, the largest cost of a
-	 * small message under a hypervisor.  A QP run that way hands off to
-	 * no one: a work item does at most two runs, two budgets.  Outside a
-	 * run (a command) there is no after, and no handoff.
+	 * small message under a hypervisor.  Outside a run (a command) there
+	 * is no after, and no handoff (vdr_xqp_run_unlock()).
 	 */
 	return vdr_net_xmit(dev, av, skb,
 			    vdr_net_sport(av, qp->qpn, pkt->dqpn),
@@ -472,14 +471,14 @@ static bool vdr_xqp_run(struct vdr_dev *dev, struct vdr_qp *qp)
  * One run of a QP whose lock the caller took; the lock is released.
  * Returns the QP this run handed off to, locked (vdr_xqp_send()).
  */
-static struct vdr_xqp *vdr_xqp_run_one(struct vdr_xqp *x, bool handed)
+static struct vdr_xqp *vdr_xqp_run_one(struct vdr_xqp *x, bool may_hand)
 {
 	struct vdr_xqp *peer;
 	bool more = false;
 
 	if (!x->dead) {
 		x->running = true;
-		x->handed = handed;
+		x->may_hand = may_hand;
 		more = vdr_xqp_run(x->dev, x->qp);
 		x->running = false;
 	}
@@ -492,13 +491,21 @@ static struct vdr_xqp *vdr_xqp_run_one(struct vdr_xqp *x, bool handed)
 	return peer;
 }
 
-/* A run of @x, whose lock the caller took, then of the QP it handed to. */
+/*
+ * A run of @x, whose lock the caller took, then of the QP it handed to,
+ * which hands off to no one: at most two runs, two budgets, per work item
+ * or doorbell.  The ACK of what @x sent wakes @x's own work: the WQE it
+ * acknowledges is outstanding until then, which keeps a streaming
+ * application's SQ polled without doorbells (vdr_req_fetch()), where
+ * handing it back to @x at once would complete everything in the sender's
+ * pass and leave an empty SQ that asks for a doorbell per post.
+ */
 static void vdr_xqp_run_unlock(struct vdr_xqp *x)
 {
-	struct vdr_xqp *peer = vdr_xqp_run_one(x, false);
+	struct vdr_xqp *peer = vdr_xqp_run_one(x, true);
 
 	if (peer)
-		vdr_xqp_run_one(peer, true);
+		vdr_xqp_run_one(peer, false);
 }
 
 static void vdr_xqp_work(struct work_struct *work)
@@ -515,10 +522,10 @@ static void vdr_xqp_work(struct work_struct *work)
  * @type: VIRTIO_RDMA_DOORBELL_SQ or _RQ
  *
  * A doorbell comes when the QP went idle and asked for one: run the QP
- * right here in db_work when nothing else runs it, which saves a
- * scheduling hop on the latency path; otherwise schedule its work.  The
- * QP's lock, taken before RCU is released, keeps it alive
- * (vdr_xqp_kill() takes it too).
+ * right here (db_work, or the notifier's context: vdr_db_kick()) when
+ * nothing else runs it, which saves a scheduling hop on the latency path;
+ * otherwise schedule its work.  The QP's lock, taken before RCU is
+ * released, keeps it alive (vdr_xqp_kill() takes it too).
  */
 void vdr_xqp_doorbell(struct vdr_qp *qp, u32 type)
 	__releases(RCU)

@@ -367,10 +367,11 @@ static bool vrdma_dbq_owe(struct vrdma_dbq *dbq, struct vrdma_qp *qp,
 
 /*
  * Caller holds dbq->lock.  Sends the doorbell on @dbq or, when @dbq is the
- * QP's home, owes it there; -ENOSPC when a non-home @dbq is full.
+ * QP's home, owes it there; -ENOSPC when a non-home @dbq is full.  Sets
+ * *@notify when the caller must notify the device, after unlocking.
  */
 static int vrdma_dbq_ring(struct vrdma_dbq *dbq, struct vrdma_qp *qp,
-			  u32 type, bool home)
+			  u32 type, bool home, bool *notify)
 {
 	bool kick = false;
 	int err;
@@ -390,8 +391,7 @@ static int vrdma_dbq_ring(struct vrdma_dbq *dbq, struct vrdma_qp *qp,
 		kick |= vrdma_dbq_owe(dbq, qp, type);
 		err = 0;
 	}
-	if (kick)
-		virtqueue_kick(dbq->vq);
+	*notify = kick && virtqueue_kick_prepare(dbq->vq);
 	return err;
 }
 
@@ -403,6 +403,11 @@ static int vrdma_dbq_ring(struct vrdma_dbq *dbq, struct vrdma_qp *qp,
  * Any context; never waits.  Returns 0 when the doorbell was sent or is
  * owed (it will be sent), an error only if the virtqueue refused a buffer
  * for another reason than being full (a broken device).
+ *
+ * The device is notified outside dbq->lock, in the caller's context: a
+ * device may do the work right there when that context can sleep (a user
+ * QP's doorbell comes from its system call), which vdpa_rdma does to save
+ * a worker's wakeup per message.
  */
 int vrdma_ring_doorbell(struct vrdma_qp *qp, u32 type)
 {
@@ -410,18 +415,24 @@ int vrdma_ring_doorbell(struct vrdma_qp *qp, u32 type)
 	struct vrdma_dbq *dbq = &dev->dbqs[raw_smp_processor_id() % dev->npairs];
 	struct vrdma_dbq *home = vrdma_qp_dbq(dev, qp);
 	unsigned long flags;
+	bool notify;
 	int err;
 
 	spin_lock_irqsave(&dbq->lock, flags);
-	err = vrdma_dbq_ring(dbq, qp, type, dbq == home);
+	err = vrdma_dbq_ring(dbq, qp, type, dbq == home, &notify);
 	spin_unlock_irqrestore(&dbq->lock, flags);
-	if (err != -ENOSPC)
-		return err;
-
-	/* This CPU's doorbellq is full: the home one sends or owes it. */
-	spin_lock_irqsave(&home->lock, flags);
-	err = vrdma_dbq_ring(home, qp, type, true);
-	spin_unlock_irqrestore(&home->lock, flags);
+	if (err == -ENOSPC) {
+		/* Owed doorbells it sent still need their notification. */
+		if (notify)
+			virtqueue_notify(dbq->vq);
+		/* This CPU's doorbellq is full: the home one sends or owes it. */
+		dbq = home;
+		spin_lock_irqsave(&dbq->lock, flags);
+		err = vrdma_dbq_ring(dbq, qp, type, true, &notify);
+		spin_unlock_irqrestore(&dbq->lock, flags);
+	}
+	if (notify)
+		virtqueue_notify(dbq->vq);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(vrdma_ring_doorbell);
