@@ -159,26 +159,31 @@ static bool vdr_req_will_return(struct vdr_qp *qp)
 }
 
 /*
- * Runs of the QP's work that look at a drained SQ again before asking for
- * a doorbell, when the application was streaming (its newest WQE was
- * fetched while others were outstanding).  Such an application posts again
- * as soon as it has polled the completions the device just wrote, and
- * would otherwise ring a doorbell - a system call for a user QP - each
- * time the device catches up with it.  Bounded polling: at most this many
- * extra runs, behind the other QPs, per drain; none for a ping-pong, which
- * has one WQE outstanding at a time, and none once the SQ stays idle.
+ * Looks at a drained SQ, a timer apart, before asking for a doorbell, when
+ * the application was streaming (vdr_req_fetch()).  Such an application
+ * posts again as soon as it has polled the completions the device just
+ * wrote, and would otherwise ring a doorbell - a system call for a user
+ * QP - each time the device catches up with it.  Looking again at once
+ * (runs queued behind the other QPs) did not help: the worker then runs on
+ * the CPU of the application it waits for, which cannot post meanwhile.
+ * A timer costs no CPU, and a stream's WQEs wait for it at most
+ * VDR_SQ_LINGER_NS.  Bounded: at most this many looks per drain; none for
+ * a ping-pong, which waits for each completion it asked for, and none
+ * once the SQ stays idle.
  */
-#define VDR_SQ_LINGER_RUNS	8
+#define VDR_SQ_LINGER_LOOKS	4
+#define VDR_SQ_LINGER_NS	(20 * NSEC_PER_USEC)
 
 static bool vdr_req_linger(struct vdr_qp *qp)
 {
 	struct vdr_xqp *x = qp->xqp;
 
-	x->sq_lingering = x->sq_streaming &&
-			  x->sq_lingers < VDR_SQ_LINGER_RUNS;
-	if (x->sq_lingering)
-		x->sq_lingers++;
-	return x->sq_lingering;
+	if (!x->sq_streaming || x->sq_lingers >= VDR_SQ_LINGER_LOOKS)
+		return false;
+	x->sq_lingers++;
+	hrtimer_start(&x->linger_timer, ns_to_ktime(VDR_SQ_LINGER_NS),
+		      HRTIMER_MODE_REL_SOFT);
+	return true;
 }
 
 /*
@@ -193,7 +198,6 @@ static bool vdr_req_fetch(struct vdr_dev *dev, struct vdr_qp *qp)
 	struct vdr_swqe *w;
 	u32 prod, n;
 
-	x->sq_lingering = false;
 	/* Pairs with the driver's release of prod after writing the WQE. */
 	prod = le32_to_cpu(smp_load_acquire(&ring->ctl->prod));
 	if (prod == x->sq_fetched) {
@@ -232,7 +236,16 @@ static bool vdr_req_fetch(struct vdr_dev *dev, struct vdr_qp *qp)
 	w = &x->swq[x->sq_fetched & (ring->depth - 1)];
 	memset(w, 0, sizeof(*w));
 	memcpy(&w->wqe, src, sizeof(w->wqe));
-	x->sq_streaming = x->sq_fetched != qp->sq_cons;
+	/*
+	 * Streaming: posted while an earlier WQE was unfinished, or after one
+	 * the application will never see complete.  A device that keeps up
+	 * finishes every WQE before the next is posted, and only the second
+	 * rule then tells a stream from a ping-pong, which waits for each
+	 * completion it asked for.
+	 */
+	x->sq_streaming = x->sq_fetched != qp->sq_cons || x->sq_unsignaled;
+	x->sq_unsignaled = !qp->sq_sig_all &&
+			   !(w->wqe.flags & VIRTIO_RDMA_WQE_F_SIGNALED);
 	x->sq_lingers = 0;
 	x->sq_fetched++;
 
@@ -513,7 +526,7 @@ bool vdr_req_process(struct vdr_dev *dev, struct vdr_qp *qp)
 		if (x->rnr_wait)
 			return false;
 		if (x->sq_next == x->sq_fetched && !vdr_req_fetch(dev, qp))
-			return x->sq_lingering;
+			return false;
 		if (qp->state != VIRTIO_RDMA_QPS_RTS)
 			return false;
 		w = &x->swq[x->sq_next & (qp->sq.depth - 1)];

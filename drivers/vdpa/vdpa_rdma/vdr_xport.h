@@ -142,13 +142,14 @@ struct vdr_xqp {
 	u32 probe_psn;
 	/* Bounded polling of a streaming SQ that drained (vdr_req_fetch()). */
 	bool sq_streaming;		/* newest WQE fetched behind others */
-	bool sq_lingering;		/* looking again without a doorbell */
+	bool sq_unsignaled;		/* newest WQE fetched completes silently */
 	u8 sq_lingers;			/* looks since the SQ drained */
 	bool rnr_wait;
 	bool gap_valid;			/* went back to gap_psn already */
 	u32 gap_psn;
 	struct hrtimer retrans_timer;
 	struct hrtimer rnr_timer;
+	struct hrtimer linger_timer;	/* the next look at a drained SQ */
 
 	/* Responder */
 	u32 epsn;

@@ -146,6 +146,13 @@ static enum hrtimer_restart vdr_rnr_fn(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+/* The requester looks at its drained SQ again (vdr_req_linger()). */
+static enum hrtimer_restart vdr_linger_fn(struct hrtimer *t)
+{
+	vdr_xqp_schedule(container_of(t, struct vdr_xqp, linger_timer));
+	return HRTIMER_NORESTART;
+}
+
 /*
  * (Re)start the retransmission timer: 4.096 us * 2^timeout, 0 = none,
  * stretched by the measured RTT (roce_rel_rto_ns()) and doubled for each
@@ -194,6 +201,8 @@ int vdr_xqp_create(struct vdr_dev *dev, struct vdr_qp *qp)
 	x->retrans_timer.function = vdr_retrans_fn;
 	hrtimer_init(&x->rnr_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	x->rnr_timer.function = vdr_rnr_fn;
+	hrtimer_init(&x->linger_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	x->linger_timer.function = vdr_linger_fn;
 	x->prev_opcode = ROCE_OPCODE_NONE;
 	/* encap_rcv and db_work find the QP first: publish x complete. */
 	smp_store_release(&qp->xqp, x);
@@ -205,6 +214,7 @@ static void vdr_xqp_quiesce(struct vdr_xqp *x)
 {
 	hrtimer_cancel(&x->retrans_timer);
 	hrtimer_cancel(&x->rnr_timer);
+	hrtimer_cancel(&x->linger_timer);
 	vdr_xqp_rx_purge(x);
 	x->events = 0;
 	x->rd_active = false;
@@ -241,6 +251,7 @@ void vdr_xqp_destroy(struct vdr_dev *dev, struct vdr_qp *qp)
 	/* A timer may queue the work until it is cancelled: work last. */
 	hrtimer_cancel(&x->retrans_timer);
 	hrtimer_cancel(&x->rnr_timer);
+	hrtimer_cancel(&x->linger_timer);
 	cancel_work_sync(&x->work);
 	vdr_xqp_rx_purge(x);
 	kvfree(x->swq);
@@ -255,7 +266,7 @@ static void vdr_xqp_req_init(struct vdr_qp *qp, struct vdr_xqp *x)
 	x->sq_fetched = qp->sq_cons;
 	x->sq_next = qp->sq_cons;
 	x->sq_streaming = false;
-	x->sq_lingering = false;
+	x->sq_unsignaled = false;
 	x->sq_lingers = 0;
 	x->req_off = 0;
 	x->req_psn = roce_psn_mask(le32_to_cpu(qp->attr.sq_psn));
@@ -493,17 +504,19 @@ static struct vdr_xqp *vdr_xqp_run_one(struct vdr_xqp *x, bool may_hand)
 
 /*
  * A run of @x, whose lock the caller took, then of the QP it handed to,
- * which hands off to no one: at most two runs, two budgets, per work item
- * or doorbell.  The ACK of what @x sent wakes @x's own work: the WQE it
- * acknowledges is outstanding until then, which keeps a streaming
- * application's SQ polled without doorbells (vdr_req_fetch()), where
- * handing it back to @x at once would complete everything in the sender's
- * pass and leave an empty SQ that asks for a doorbell per post.
+ * then of the one that handed to: at most three runs, three budgets, per
+ * work item or doorbell.  The third is typically @x again, taking the ACK
+ * of what it sent (or a READ's response) in the same pass, so that a
+ * small RC message completes on both sides without waking a worker.  A
+ * streaming sender then finds its SQ drained after each pass, and keeps
+ * it polled by a timer rather than by doorbells (vdr_req_linger()).
  */
 static void vdr_xqp_run_unlock(struct vdr_xqp *x)
 {
 	struct vdr_xqp *peer = vdr_xqp_run_one(x, true);
 
+	if (peer)
+		peer = vdr_xqp_run_one(peer, true);
 	if (peer)
 		vdr_xqp_run_one(peer, false);
 }
