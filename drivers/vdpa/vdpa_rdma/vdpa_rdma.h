@@ -447,7 +447,8 @@ bool vdr_events_deliver(struct vdr_dev *dev, u16 eventq);
 void vdr_events_deliver_all(struct vdr_dev *dev);
 
 /* vdr_doorbell.c */
-bool vdr_doorbells_process(struct vdr_dev *dev, u16 qidx, int budget);
+bool vdr_doorbells_process(struct vdr_dev *dev, u16 qidx, int budget,
+			   bool in_caller);
 
 /* vdr_netdev.c */
 struct net_device *vdr_netdev_find(const u8 *mac);

@@ -16,9 +16,10 @@
 
 /*
  * Returns true when @budget buffers were processed, with more possibly
- * left.
+ * left.  @in_caller: processed in the notifier's context (vdr_db_kick()).
  */
-bool vdr_doorbells_process(struct vdr_dev *dev, u16 qidx, int budget)
+bool vdr_doorbells_process(struct vdr_dev *dev, u16 qidx, int budget,
+			   bool in_caller)
 {
 	struct vdr_vq *vq = &dev->vqs[qidx];
 	struct virtio_rdma_doorbell db;
@@ -59,7 +60,7 @@ bool vdr_doorbells_process(struct vdr_dev *dev, u16 qidx, int budget)
 				continue;
 			}
 			vdr_stat_inc(dev, VIRTIO_RDMA_STAT_DOORBELLS);
-			vdr_xqp_doorbell(qp, type);
+			vdr_xqp_doorbell(qp, type, in_caller);
 		}
 		vdr_vq_complete(vq, 0);
 	}

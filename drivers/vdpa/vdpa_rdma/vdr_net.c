@@ -637,6 +637,7 @@ static int vdr_net_wire_send(struct vdr_dev *dev, struct sk_buff *skb)
  * @handoff: NULL, or where the same-host path returns the receiving QP,
  *	     locked, for the caller to run after this returns
  *	     (vdr_xqp_send())
+ * @wire: set when the packet was routed, not given to a same-host peer
  *
  * Pushes the UDP and IP headers, then takes the same-host path (see the top
  * of this file) or routes the packet, computes its ICRC and hands it to the
@@ -649,7 +650,8 @@ static int vdr_net_wire_send(struct vdr_dev *dev, struct sk_buff *skb)
  * of congestion.
  */
 int vdr_net_xmit(struct vdr_dev *dev, const struct virtio_rdma_av *av,
-		 struct sk_buff *skb, u16 sport, struct vdr_xqp **handoff)
+		 struct sk_buff *skb, u16 sport, struct vdr_xqp **handoff,
+		 bool *wire)
 {
 	struct net_device *ndev;
 	struct vdr_dev *peer;
@@ -691,6 +693,7 @@ int vdr_net_xmit(struct vdr_dev *dev, const struct virtio_rdma_av *av,
 		ret = -EMSGSIZE;
 		goto err_unlock;
 	}
+	*wire = true;
 	net = dev_net(ndev);
 	if (v4) {
 		ret = vdr_prepare4(net, ndev, av, sgid.gid, skb);

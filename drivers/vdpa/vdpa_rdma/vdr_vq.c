@@ -129,14 +129,15 @@ out:
 #define VDR_DB_INLINE_BUDGET	4
 
 /* A budget of a doorbellq, under its lock; true when some is left. */
-static bool vdr_dbq_run(struct vdr_dev *dev, u16 idx, int budget)
+static bool vdr_dbq_run(struct vdr_dev *dev, u16 idx, int budget,
+			bool in_caller)
 {
 	struct vdr_vq *vq = &dev->vqs[idx];
 
 	lockdep_assert_held(&vq->lock);
 	if (!READ_ONCE(dev->running) || !vq->ready)
 		return false;
-	return vdr_doorbells_process(dev, idx, budget);
+	return vdr_doorbells_process(dev, idx, budget, in_caller);
 }
 
 /*
@@ -157,7 +158,7 @@ void vdr_db_work_fn(struct work_struct *work)
 		vq = &dev->vqs[VIRTIO_RDMA_DOORBELLQ(i)];
 		mutex_lock(&vq->lock);
 		more |= vdr_dbq_run(dev, VIRTIO_RDMA_DOORBELLQ(i),
-				    VDR_DB_BUDGET);
+				    VDR_DB_BUDGET, false);
 		mutex_unlock(&vq->lock);
 	}
 	if (more)
@@ -191,7 +192,8 @@ static bool vdr_notifier_may_sleep(void)
  * scheduled when busy), and db_work does the rest.  That saves the wakeup
  * of a worker per message, the largest cost of a small message under a
  * hypervisor: a ping-pong between two user QPs then runs each message's
- * sender and receiver in the sender's system call, as siw does.  The
+ * sender and receiver in the sender's system call, as siw does.  A QP
+ * whose packets take the wire is only scheduled (vdr_xqp_doorbell()).  The
  * notifier is the driver, which must not hold a lock that the work takes
  * (the driver's event callbacks may run, as from an interrupt).
  */
@@ -207,7 +209,7 @@ void vdr_db_kick(struct vdr_dev *dev, u16 idx)
 		return;
 	}
 	atomic_inc(&dev->inline_doorbells);
-	more = vdr_dbq_run(dev, idx, VDR_DB_INLINE_BUDGET);
+	more = vdr_dbq_run(dev, idx, VDR_DB_INLINE_BUDGET, true);
 	mutex_unlock(&vq->lock);
 	if (more)
 		vdr_db_schedule(dev);

@@ -115,6 +115,7 @@ struct vdr_xqp {
 	/* Same-host handoff (vdr_xqp_send()); all under the QP's lock. */
 	bool running;			/* in vdr_xqp_run_unlock() */
 	bool may_hand;			/* this run may hand off (vdr_xqp.c) */
+	bool wire;			/* its last packet took the wire */
 	struct vdr_xqp *handoff;	/* locked receiver to run after this */
 	struct sk_buff_head rxq;	/* packets for this QP (encap_rcv) */
 	unsigned long events;		/* VDR_XQP_EV_*: timers, doorbells */
@@ -285,7 +286,8 @@ bool vdr_xqp_rx_enqueue(struct vdr_xqp *x, struct sk_buff *skb, u32 limit,
 			struct vdr_xqp **handoff);
 struct sk_buff *vdr_xqp_rx_dequeue(struct vdr_xqp *x);
 void vdr_xqp_kick(struct vdr_dev *dev, struct vdr_qp *qp);
-void vdr_xqp_doorbell(struct vdr_qp *qp, u32 type) __releases(RCU);
+void vdr_xqp_doorbell(struct vdr_qp *qp, u32 type, bool in_caller)
+	__releases(RCU);
 void vdr_xqp_run_now(struct vdr_qp *qp);
 void vdr_xqp_kill(struct vdr_qp *qp);
 void vdr_xqp_fatal(struct vdr_dev *dev, struct vdr_qp *qp, int ev);
@@ -319,7 +321,8 @@ void vdr_comp_timeout(struct vdr_dev *dev, struct vdr_qp *qp);
 
 struct sk_buff *vdr_net_alloc_skb(struct vdr_dev *dev, unsigned int len);
 int vdr_net_xmit(struct vdr_dev *dev, const struct virtio_rdma_av *av,
-		 struct sk_buff *skb, u16 sport, struct vdr_xqp **handoff);
+		 struct sk_buff *skb, u16 sport, struct vdr_xqp **handoff,
+		 bool *wire);
 u32 vdr_net_seg_max(struct vdr_dev *dev, const struct virtio_rdma_av *av);
 u16 vdr_net_sport(const struct virtio_rdma_av *av, u32 lqpn, u32 rqpn);
 
