@@ -326,7 +326,7 @@ struct vdr_dev {
 	atomic_t same_host_segs;
 	/* Receiving QPs run by a sender's work (vdr_xqp.c); debugfs only. */
 	atomic_t same_host_handoffs;
-	/* Doorbell buffers processed in the notifier's context (vdr_vq.c). */
+	/* Notifications processed in the notifier's context (vdr_vq.c). */
 	atomic_t inline_doorbells;
 	/* Received packets queued to the QPs, all together (vdr_xqp.c). */
 	atomic_t rx_backlog;

@@ -7,7 +7,8 @@
  * and .../cqs.  One line per object; ring indices as the device sees them.
  * .../same_host_segments counts the same-host segments sent (vdr_xport.h),
  * .../same_host_handoffs the receiving QPs run by a sender (vdr_xqp.c).
- * .../inline_doorbells   doorbells run in the notifier's context (vdr_vq.c).
+ * .../inline_doorbells the notifications processed in the notifier's
+ * context (vdr_vq.c).
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>

@@ -153,6 +153,14 @@ static enum hrtimer_restart vdr_linger_fn(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+/* No timer of @x runs or will queue its work after this. */
+static void vdr_xqp_timers_cancel(struct vdr_xqp *x)
+{
+	hrtimer_cancel(&x->retrans_timer);
+	hrtimer_cancel(&x->rnr_timer);
+	hrtimer_cancel(&x->linger_timer);
+}
+
 /*
  * (Re)start the retransmission timer: 4.096 us * 2^timeout, 0 = none,
  * stretched by the measured RTT (roce_rel_rto_ns()) and doubled for each
@@ -212,9 +220,7 @@ int vdr_xqp_create(struct vdr_dev *dev, struct vdr_qp *qp)
 /* Stop timers and drop queued packets and work (to RESET or ERR). */
 static void vdr_xqp_quiesce(struct vdr_xqp *x)
 {
-	hrtimer_cancel(&x->retrans_timer);
-	hrtimer_cancel(&x->rnr_timer);
-	hrtimer_cancel(&x->linger_timer);
+	vdr_xqp_timers_cancel(x);
 	vdr_xqp_rx_purge(x);
 	x->events = 0;
 	x->rd_active = false;
@@ -249,9 +255,7 @@ void vdr_xqp_destroy(struct vdr_dev *dev, struct vdr_qp *qp)
 	if (!x)
 		return;
 	/* A timer may queue the work until it is cancelled: work last. */
-	hrtimer_cancel(&x->retrans_timer);
-	hrtimer_cancel(&x->rnr_timer);
-	hrtimer_cancel(&x->linger_timer);
+	vdr_xqp_timers_cancel(x);
 	cancel_work_sync(&x->work);
 	vdr_xqp_rx_purge(x);
 	kvfree(x->swq);
@@ -432,6 +436,8 @@ int vdr_xqp_send(struct vdr_dev *dev, struct vdr_qp *qp,
 {
 	struct vdr_xqp *x = qp->xqp;
 	bool handoff = x->running && x->may_hand && same_host_handoff;
+	bool wire = false;
+	int ret;
 
 	/*
 	 * Same-host: the receiving QP runs in this QP's work item, right
@@ -440,9 +446,6 @@ int vdr_xqp_send(struct vdr_dev *dev, struct vdr_qp *qp,
 	 * small message under a hypervisor.  Outside a run (a command) there
 	 * is no after, and no handoff (vdr_xqp_run_unlock()).
 	 */
-	bool wire = false;
-	int ret;
-
 	ret = vdr_net_xmit(dev, av, skb, vdr_net_sport(av, qp->qpn, pkt->dqpn),
 			   handoff ? &x->handoff : NULL, &wire);
 	WRITE_ONCE(x->wire, wire);
