@@ -1156,6 +1156,143 @@ static void case_cq_arm(void)
 	case_end(&p, before);
 }
 
+/* ----------------------------------------------------------- UD cases -- */
+
+#define UD_QKEY		0x11111111
+#define UD_GRH		40	/* a UD receive buffer starts with the GRH */
+
+static struct ibv_qp *ud_qp_new(struct dev *d, struct ibv_cq *cq)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.cap = {
+			.max_send_wr = DEPTH,
+			.max_recv_wr = DEPTH,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+		.qp_type = IBV_QPT_UD,
+	};
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qkey = UD_QKEY,
+	};
+	struct ibv_qp *qp = ibv_create_qp(d->pd, &ia);
+
+	if (!qp)
+		die("ibv_create_qp UD");
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_QKEY))
+		die("modify_qp UD INIT");
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		die("modify_qp UD RTR");
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0x1000;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		die("modify_qp UD RTS");
+	return qp;
+}
+
+enum av_lie {
+	AV_GOOD,		/* the widest valid flow label */
+	AV_FLOW_LABEL_WIDE,	/* bit 20 set: not a 20-bit flow label */
+	AV_DGID_FAMILY,		/* IPv6 dgid with an IPv4 source and type */
+	AV_NETWORK_TYPE,	/* IPv6 type with an IPv4 source GID */
+	AV_SGID_EMPTY,		/* an index past the GID table */
+};
+
+/* A signaled UD SEND from x to y with the AV the provider would build. */
+static struct virtio_rdma_sq_wqe *ud_wqe(struct pair *p, uint64_t wr_id)
+{
+	struct virtio_rdma_sq_wqe *w = sq_next(&p->x);
+	struct virtio_rdma_av *av = &w->wr.ud.av;
+
+	w->wr_id = htole64(wr_id);
+	w->opcode = VIRTIO_RDMA_WR_SEND;
+	w->flags = VIRTIO_RDMA_WQE_F_SIGNALED;
+	w->num_sge = 1;
+	fill_sge(&p->x, (struct virtio_rdma_sge *)(w + 1), SGE_GOOD);
+	w->wr.ud.remote_qpn = htole32(p->y.qp->qp_num);
+	w->wr.ud.remote_qkey = htole32(UD_QKEY);
+	memcpy(av->dgid, p->y.d->gid.raw, sizeof(av->dgid));
+	av->sgid_index = p->x.d->gidx;
+	av->hop_limit = 1;
+	av->network_type = VIRTIO_RDMA_NETWORK_IPV4;
+	return w;
+}
+
+/*
+ * A UD SEND whose address vector, written into the SQ ring by hand, is
+ * not one the provider would build: the device must check it as it checks
+ * a QP's path and fail that WQE alone with LOC_QP_OP_ERR; the QP stays in
+ * RTS and the next good WQE is delivered.
+ */
+static void case_ud_av(const char *name, enum av_lie lie)
+{
+	static const uint8_t v6_ll[16] = { 0xfe, 0x80, [15] = 1 };
+	uint64_t wr_id = 0xad0000 + cases;
+	int before = failures;
+	struct virtio_rdma_av *av;
+	struct ibv_wc wc;
+	struct pair p;
+	uint8_t *rbuf;
+
+	case_begin(name);
+	p.x.d = &devs[0];
+	p.y.d = &devs[1];
+	p.x.cq = cq_new(p.x.d);
+	p.y.cq = cq_new(p.y.d);
+	p.x.qp = ud_qp_new(p.x.d, p.x.cq);
+	p.y.qp = ud_qp_new(p.y.d, p.y.cq);
+	rbuf = mr_buf(p.y.d);
+	memset(rbuf, 0, UD_GRH + MSG_LEN);
+	memset(mr_buf(p.x.d), 0x5a, MSG_LEN);
+	post_recv(&p.y, 1, (uintptr_t)rbuf, UD_GRH + MSG_LEN,
+		  p.y.d->mr->lkey);
+
+	av = &ud_wqe(&p, wr_id)->wr.ud.av;
+	av->flow_label = htole32(0xfffff);
+	switch (lie) {
+	case AV_GOOD:
+		break;
+	case AV_FLOW_LABEL_WIDE:
+		av->flow_label = htole32(0xfffff | 1u << 20);
+		break;
+	case AV_DGID_FAMILY:
+		memcpy(av->dgid, v6_ll, sizeof(av->dgid));
+		break;
+	case AV_NETWORK_TYPE:
+		av->network_type = VIRTIO_RDMA_NETWORK_IPV6;
+		break;
+	case AV_SGID_EMPTY:
+		av->sgid_index = 255;
+		break;
+	}
+	sq_publish(&p.x);
+	if (lie == AV_GOOD) {
+		expect_wc(&p.x, wr_id, IBV_WC_SUCCESS);
+		expect_wc(&p.y, 1, IBV_WC_SUCCESS);
+		if (memcmp(rbuf + UD_GRH, mr_buf(p.x.d), MSG_LEN))
+			fail("UD payload did not arrive intact");
+	} else {
+		expect_wc(&p.x, wr_id, IBV_WC_LOC_QP_OP_ERR);
+		expect_no_wc(&p.y);
+		/* The QP still works: the same SEND with the provider's AV. */
+		ud_wqe(&p, wr_id + 1);
+		sq_publish(&p.x);
+		expect_wc(&p.x, wr_id + 1, IBV_WC_SUCCESS);
+		expect_wc(&p.y, 1, IBV_WC_SUCCESS);
+	}
+	expect_state(&p.x, IBV_QPS_RTS, 0);
+	expect_no_event(p.x.d, p.x.qp);
+	if (poll_one(&p.x, &wc, 0) || poll_one(&p.y, &wc, 0))
+		fail("extra completion");
+	case_end(&p, before);
+}
+
 static const struct bad_wqe bad_wqes[] = {
 	{ "sq-unknown-opcode", 8, 0, 1, 0, SGE_GOOD,
 	  IBV_WC_LOC_QP_OP_ERR, true },
@@ -1250,6 +1387,11 @@ int main(int argc, char **argv)
 	case_cq_cons("cq-cons-beyond-prod", 1000);
 	case_cq_cons("cq-cons-behind-depth", -(CQ_DEPTH * 4 + 1));
 	case_cq_arm();
+	case_ud_av("ud-av-good", AV_GOOD);
+	case_ud_av("ud-av-flow-label-21-bits", AV_FLOW_LABEL_WIDE);
+	case_ud_av("ud-av-dgid-other-family", AV_DGID_FAMILY);
+	case_ud_av("ud-av-network-type", AV_NETWORK_TYPE);
+	case_ud_av("ud-av-sgid-index", AV_SGID_EMPTY);
 	case_control();
 
 	cur_case = "victim";

@@ -160,6 +160,26 @@ enum roce_rel_rpsn roce_rel_resp_psn(u32 epsn, u32 psn, bool nak_sent)
 EXPORT_SYMBOL_IF_KUNIT(roce_rel_resp_psn);
 
 /**
+ * roce_rel_uc_psn - classify a request PSN at a UC responder
+ * @epsn: the expected PSN
+ * @psn: the request's PSN
+ * @first: the packet starts a message (FIRST or ONLY)
+ *
+ * UC has no retransmission, hence no duplicates: a PSN before @epsn is as
+ * wrong as one after it (IBA 9.7.3, UC responder).  Either way the message
+ * in progress is lost; a packet that starts a message begins the next one,
+ * any other is dropped (as are the rest of its message, whose PSNs then
+ * differ from the expected one too).
+ */
+enum roce_rel_upsn roce_rel_uc_psn(u32 epsn, u32 psn, bool first)
+{
+	if (psn == epsn)
+		return ROCE_UPSN_OK;
+	return first ? ROCE_UPSN_NEW : ROCE_UPSN_DROP;
+}
+EXPORT_SYMBOL_IF_KUNIT(roce_rel_uc_psn);
+
+/**
  * roce_rel_timeout_ns - the Local ACK Timeout of a QP attribute
  * @timeout: 0 (no timer) or 1-31: 4.096 us * 2^timeout
  *

@@ -74,6 +74,15 @@ enum roce_rel_rpsn {
 
 enum roce_rel_rpsn roce_rel_resp_psn(u32 epsn, u32 psn, bool nak_sent);
 
+/* What a UC responder does with a request PSN (roce_rel_uc_psn()). */
+enum roce_rel_upsn {
+	ROCE_UPSN_OK,		/* the expected PSN */
+	ROCE_UPSN_NEW,		/* another PSN, starting a message: take it */
+	ROCE_UPSN_DROP,		/* another PSN, inside a message: drop */
+};
+
+enum roce_rel_upsn roce_rel_uc_psn(u32 epsn, u32 psn, bool first);
+
 /* Retransmission timeout for the QP attribute @timeout, 0 = none. */
 u64 roce_rel_timeout_ns(u8 timeout);
 

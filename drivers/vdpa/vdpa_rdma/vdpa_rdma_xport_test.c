@@ -376,6 +376,24 @@ static void xport_resp_psn(struct kunit *test)
 }
 
 /*
+ * UC has no duplicates: a packet behind the expected PSN is a sequence
+ * error like one ahead of it, never part of the message in progress.
+ */
+static void xport_uc_psn(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, roce_rel_uc_psn(10, 10, false), ROCE_UPSN_OK);
+	KUNIT_EXPECT_EQ(test, roce_rel_uc_psn(10, 10, true), ROCE_UPSN_OK);
+	KUNIT_EXPECT_EQ(test, roce_rel_uc_psn(10, 9, false), ROCE_UPSN_DROP);
+	KUNIT_EXPECT_EQ(test, roce_rel_uc_psn(10, 9, true), ROCE_UPSN_NEW);
+	KUNIT_EXPECT_EQ(test, roce_rel_uc_psn(10, 11, false), ROCE_UPSN_DROP);
+	KUNIT_EXPECT_EQ(test, roce_rel_uc_psn(10, 11, true), ROCE_UPSN_NEW);
+	KUNIT_EXPECT_EQ(test, roce_rel_uc_psn(0, PSN_MAX, false),
+			ROCE_UPSN_DROP);
+	KUNIT_EXPECT_EQ(test, roce_rel_uc_psn(5, 5 + HALF, false),
+			ROCE_UPSN_DROP);
+}
+
+/*
  * Packets per message: one for an empty message, and no wrap-around for
  * lengths near 2^32 (a READ's length comes from the wire: 0 packets would
  * make its last PSN precede its first).
@@ -438,6 +456,7 @@ static struct kunit_case xport_cases[] = {
 	KUNIT_CASE(xport_cwnd),
 	KUNIT_CASE(xport_read_resp),
 	KUNIT_CASE(xport_resp_psn),
+	KUNIT_CASE(xport_uc_psn),
 	{}
 };
 

@@ -188,17 +188,28 @@ void vdr_cqs_destroy(struct vdr_dev *dev)
 }
 
 /*
+ * Disarm attempts per CQE.  A driver rewrites its arm word once per
+ * req_notify, so one retry covers a race with it; the word lives in user
+ * memory for a user CQ, though, and a process rewriting it in a loop must
+ * not keep the device spinning here with interrupts off.
+ */
+#define VDR_CQ_ARM_TRIES	4
+
+/*
  * Disarms the CQ if the driver armed it for this kind of completion and
- * returns true, with the arm word in @arm: then a COMP event is due.
+ * returns true, with the arm word in @arm: then a COMP event is due.  An
+ * arm word that keeps changing counts as armed: an event too many wakes a
+ * consumer that finds its CQ as it left it, one too few would hang it.
  */
 static bool vdr_cq_check_arm(struct vdr_cq *cq, bool solicited, bool success,
 			     u32 *arm)
 {
 	__le32 *notify = &cq->ring.ctl->notify;
 	__le32 cur, old;
+	int i;
 
 	cur = READ_ONCE(*notify);
-	for (;;) {
+	for (i = 0; i < VDR_CQ_ARM_TRIES; i++) {
 		*arm = le32_to_cpu(cur);
 		if (!(*arm & VIRTIO_RDMA_CQ_ARM_ARMED))
 			return false;
@@ -212,6 +223,7 @@ static bool vdr_cq_check_arm(struct vdr_cq *cq, bool solicited, bool success,
 			return true;
 		cur = old;
 	}
+	return true;
 }
 
 /**

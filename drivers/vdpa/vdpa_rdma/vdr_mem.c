@@ -183,7 +183,7 @@ int vdr_mr_atomic(struct vdr_dev *dev, struct vdr_mr *mr, u64 addr,
 	struct page *page;
 	size_t chunk = sizeof(u64);
 	u32 seg = sizeof(u64);
-	u64 dma, old, new;
+	u64 dma, old;
 	u64 *p;
 	void *va;
 
@@ -203,19 +203,15 @@ int vdr_mr_atomic(struct vdr_dev *dev, struct vdr_mr *mr, u64 addr,
 	}
 	va = kmap_local_page(page);
 	p = va + offset;
-	old = READ_ONCE(*p);
-	for (;;) {
-		if (op == VDR_ATOMIC_CMP_SWP)
-			new = old == compare_add ? swap : old;
-		else
-			new = old + compare_add;
-		if (new == old)
-			break;
-		new = cmpxchg64(p, old, new);
-		if (new == old)
-			break;
-		old = new;
-	}
+	/*
+	 * One instruction each, never a retry loop: the word is in memory
+	 * its owner may rewrite as fast as it likes, and a loop would keep
+	 * this CPU under iotlb_lock for as long as it does.
+	 */
+	if (op == VDR_ATOMIC_CMP_SWP)
+		old = cmpxchg64(p, compare_add, swap);
+	else
+		old = atomic64_fetch_add(compare_add, (atomic64_t *)p);
 	kunmap_local(va);
 	spin_unlock(&dev->iotlb_lock);
 	*orig = old;

@@ -397,6 +397,29 @@ struct sk_buff *vdr_net_alloc_skb(struct vdr_dev *dev, unsigned int len)
 	return skb;
 }
 
+/**
+ * vdr_net_av_valid - whether @av can be sent from the GID @sgid
+ * @av: an address vector from the driver (a QP's path, or a UD WQE that a
+ *	user process wrote into its own SQ ring)
+ * @sgid: the source GID @av's sgid_index names
+ *
+ * The one check of what the IP headers take from an address vector: the
+ * network type, the source and destination GIDs all IPv4-mapped or all
+ * IPv6, and a flow label that fits its 20 bits (wider, it would spill into
+ * the IPv6 version and traffic class).
+ */
+bool vdr_net_av_valid(const struct virtio_rdma_av *av, const u8 *sgid)
+{
+	bool v4 = ipv6_addr_v4mapped((const struct in6_addr *)sgid);
+
+	if (av->network_type != (v4 ? VIRTIO_RDMA_NETWORK_IPV4 :
+				     VIRTIO_RDMA_NETWORK_IPV6))
+		return false;
+	if (ipv6_addr_v4mapped((const struct in6_addr *)av->dgid) != v4)
+		return false;
+	return le32_to_cpu(av->flow_label) < BIT(20);
+}
+
 /* UDP source port: from the flow label, else from the QPNs, as rxe. */
 u16 vdr_net_sport(const struct virtio_rdma_av *av, u32 lqpn, u32 rqpn)
 {
@@ -667,12 +690,9 @@ int vdr_net_xmit(struct vdr_dev *dev, const struct virtio_rdma_av *av,
 	spin_lock(&dev->gid_lock);
 	sgid = dev->gids[av->sgid_index];
 	spin_unlock(&dev->gid_lock);
-	if (!sgid.valid)
+	if (!sgid.valid || !vdr_net_av_valid(av, sgid.gid))
 		goto einval;
-	v4 = ipv6_addr_v4mapped((const struct in6_addr *)sgid.gid);
-	if (av->network_type != (v4 ? VIRTIO_RDMA_NETWORK_IPV4 :
-				     VIRTIO_RDMA_NETWORK_IPV6))
-		goto einval;
+	v4 = av->network_type == VIRTIO_RDMA_NETWORK_IPV4;
 
 	rcu_read_lock();
 	ndev = rcu_dereference(dev->netdev);

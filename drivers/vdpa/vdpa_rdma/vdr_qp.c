@@ -260,31 +260,15 @@ err_rings:
 	return status;
 }
 
-static bool vdr_gid_is_v4(const u8 *gid)
-{
-	return ipv6_addr_v4mapped((const struct in6_addr *)gid);
-}
-
 static int vdr_check_av(struct vdr_dev *dev,
 			const struct virtio_rdma_av *av)
 {
 	const struct vdr_gid *sgid;
-	bool v4;
 
 	if (av->sgid_index >= VDR_GID_TBL_LEN)
 		return VIRTIO_RDMA_STATUS_INVAL;
 	sgid = &dev->gids[av->sgid_index];
-	if (!sgid->valid)
-		return VIRTIO_RDMA_STATUS_INVAL;
-	if (av->network_type == VIRTIO_RDMA_NETWORK_IPV4)
-		v4 = true;
-	else if (av->network_type == VIRTIO_RDMA_NETWORK_IPV6)
-		v4 = false;
-	else
-		return VIRTIO_RDMA_STATUS_INVAL;
-	if (vdr_gid_is_v4(av->dgid) != v4 || vdr_gid_is_v4(sgid->gid) != v4)
-		return VIRTIO_RDMA_STATUS_INVAL;
-	if (le32_to_cpu(av->flow_label) >= BIT(20))
+	if (!sgid->valid || !vdr_net_av_valid(av, sgid->gid))
 		return VIRTIO_RDMA_STATUS_INVAL;
 	return VIRTIO_RDMA_STATUS_OK;
 }

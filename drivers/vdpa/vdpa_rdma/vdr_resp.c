@@ -529,6 +529,8 @@ static bool vdr_resp_write(struct vdr_dev *dev, struct vdr_qp *qp,
 	if (f & ROCE_OPF_FIRST) {
 		if (!vdr_resp_qp_allows(qp, VIRTIO_RDMA_ACCESS_REMOTE_WRITE))
 			goto access_err;
+		if (pkt->reth.len > VDR_MAX_MSG_SZ)
+			goto len_err;
 		x->write_va = pkt->reth.va;
 		x->write_rkey = pkt->reth.rkey;
 		x->write_left = pkt->reth.len;
@@ -539,12 +541,8 @@ static bool vdr_resp_write(struct vdr_dev *dev, struct vdr_qp *qp,
 			goto access_err;
 	}
 	if (pkt->payload_len > x->write_left ||
-	    ((f & ROCE_OPF_LAST) && pkt->payload_len != x->write_left)) {
-		if (qp->type == VIRTIO_RDMA_QPT_RC)
-			vdr_resp_nak(dev, qp, ROCE_AETH_NAK_INVALID_REQ,
-				     VDR_QP_EV_REQ_ERR);
-		return false;
-	}
+	    ((f & ROCE_OPF_LAST) && pkt->payload_len != x->write_left))
+		goto len_err;
 	/* WRITE_WITH_IMM needs its receive WQE before any side effect. */
 	if ((f & ROCE_OPF_IMM) && !vdr_resp_get_rwqe(dev, qp)) {
 		vdr_resp_no_rwqe(dev, qp);
@@ -566,6 +564,11 @@ static bool vdr_resp_write(struct vdr_dev *dev, struct vdr_qp *qp,
 	}
 	return true;
 
+len_err:
+	if (qp->type == VIRTIO_RDMA_QPT_RC)
+		vdr_resp_nak(dev, qp, ROCE_AETH_NAK_INVALID_REQ,
+			     VDR_QP_EV_REQ_ERR);
+	return false;
 access_err:
 	if (qp->type == VIRTIO_RDMA_QPT_RC)
 		vdr_resp_nak(dev, qp, ROCE_AETH_NAK_REM_ACCESS_ERR,
@@ -580,6 +583,12 @@ static bool vdr_resp_read(struct vdr_dev *dev, struct vdr_qp *qp,
 	struct vdr_rdatom *r;
 	u32 npkts;
 
+	/* Longer than any message, whatever the MR: as rxe, a bad request. */
+	if (pkt->reth.len > VDR_MAX_MSG_SZ) {
+		vdr_resp_nak(dev, qp, ROCE_AETH_NAK_INVALID_REQ,
+			     VDR_QP_EV_REQ_ERR);
+		return false;
+	}
 	if (!vdr_resp_qp_allows(qp, VIRTIO_RDMA_ACCESS_REMOTE_READ) ||
 	    (pkt->reth.len &&
 	     vdr_mr_check(dev, qp->pd, pkt->reth.rkey,
@@ -651,7 +660,6 @@ void vdr_resp_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 	/* A same-host segment stands for npsn packets (vdr_xport.h). */
 	u32 npsn = vdr_skb_npsn(skb);
 	bool ok;
-	s32 d;
 
 	if (qp->state != VIRTIO_RDMA_QPS_RTR &&
 	    qp->state != VIRTIO_RDMA_QPS_RTS &&
@@ -670,7 +678,6 @@ void vdr_resp_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 		vdr_event_raise(dev, &qp->ev[VDR_QP_EV_COMM_EST], 0);
 	}
 
-	d = roce_psn_diff(pkt->psn, x->epsn);
 	if (rc) {
 		switch (roce_rel_resp_psn(x->epsn, pkt->psn, x->nak_sent)) {
 		case ROCE_RPSN_OK:
@@ -688,8 +695,12 @@ void vdr_resp_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 		case ROCE_RPSN_DROP:
 			return;
 		}
-	} else if (d > 0) {
-		/* UC: drop the partial message, resync on a new one. */
+	} else if (roce_rel_uc_psn(x->epsn, pkt->psn, f & ROCE_OPF_FIRST) !=
+		   ROCE_UPSN_OK) {
+		/*
+		 * UC: the partial message is lost; a packet that does not
+		 * start a new one goes too (the opcode check below).
+		 */
 		x->prev_opcode = ROCE_OPCODE_NONE;
 		x->recv_off = 0;
 		x->write_left = 0;

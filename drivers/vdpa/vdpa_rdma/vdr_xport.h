@@ -323,6 +323,7 @@ struct sk_buff *vdr_net_alloc_skb(struct vdr_dev *dev, unsigned int len);
 int vdr_net_xmit(struct vdr_dev *dev, const struct virtio_rdma_av *av,
 		 struct sk_buff *skb, u16 sport, struct vdr_xqp **handoff,
 		 bool *wire);
+bool vdr_net_av_valid(const struct virtio_rdma_av *av, const u8 *sgid);
 u32 vdr_net_seg_max(struct vdr_dev *dev, const struct virtio_rdma_av *av);
 u16 vdr_net_sport(const struct virtio_rdma_av *av, u32 lqpn, u32 rqpn);
 
