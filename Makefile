@@ -14,10 +14,10 @@ KDIR := $(B)/kernel-$(KERNEL)
 OBJ := $(B)/obj-$(KERNEL)
 KSRCS := Kbuild include drivers tools/testmod
 # What drivers/*/*/Kconfig would set in tree: the guest driver with the debugfs
-# raw_cmd interface that scenarios use (ctrl-invalid, ibv-devinfo), the device,
-# and the KUnit suites of both.
+# raw_cmd interface that scenarios use (ctrl-invalid, ibv-devinfo), the device
+# with its fault injection (buggy-device), and the KUnit suites of both.
 VRDMA_CONFIG_DRIVER := CONFIG_INFINIBAND_VIRTIO_RDMA=m CONFIG_INFINIBAND_VIRTIO_RDMA_RAW_CMD=y
-VRDMA_CONFIG := $(VRDMA_CONFIG_DRIVER) CONFIG_VDPA_RDMA=m \
+VRDMA_CONFIG := $(VRDMA_CONFIG_DRIVER) CONFIG_VDPA_RDMA=m CONFIG_VDPA_RDMA_FAULTS=y \
 	CONFIG_INFINIBAND_VIRTIO_RDMA_KUNIT_TEST=m CONFIG_VDPA_RDMA_KUNIT_TEST=m
 
 .PHONY: all kernel modules modules-locked user install demo check bench sparse compat61 checkpatch clean

@@ -335,6 +335,10 @@ struct vdr_dev {
 	struct vdr_xdev *xdev;
 
 	struct dentry *debugfs;		/* vdr_debugfs.c */
+#if IS_ENABLED(CONFIG_VDPA_RDMA_FAULTS)
+	u32 fault_ctrl_delay_ms;	/* vdr_faults.c */
+	u32 fault_cqe_qp;
+#endif
 
 	/* Command buffers, used by ctrl_work under @lock only. */
 	union {
@@ -435,6 +439,17 @@ bool vdr_ctrl_process(struct vdr_dev *dev);
 void vdr_event_init(struct vdr_event *ev, u32 type, u32 handle, u16 eventq);
 void vdr_event_raise(struct vdr_dev *dev, struct vdr_event *ev, u32 data);
 void vdr_event_raise_now(struct vdr_dev *dev, struct vdr_event *ev, u32 data);
+
+/* vdr_faults.c: a buggy device on demand, for testing drivers */
+#if IS_ENABLED(CONFIG_VDPA_RDMA_FAULTS)
+extern const struct attribute_group vdr_faults_group;
+void vdr_fault_ctrl_delay(struct vdr_dev *dev);
+void vdr_fault_cqe(struct vdr_dev *dev, struct virtio_rdma_cqe *cqe);
+#else
+static inline void vdr_fault_ctrl_delay(struct vdr_dev *dev) { }
+static inline void vdr_fault_cqe(struct vdr_dev *dev,
+				 struct virtio_rdma_cqe *cqe) { }
+#endif
 
 /* vdr_debugfs.c */
 void vdr_debugfs_add(struct vdr_dev *dev);

@@ -269,6 +269,7 @@ int vdr_cq_post(struct vdr_dev *dev, struct vdr_cq *cq,
 		goto out;
 	}
 	memcpy(vdr_ring_entry(&cq->ring, cq->prod), cqe, sizeof(*cqe));
+	vdr_fault_cqe(dev, vdr_ring_entry(&cq->ring, cq->prod));
 	cq->prod++;
 	/* The CQE is complete before the driver can see the new prod. */
 	smp_store_release(&ctl->prod, cpu_to_le32(cq->prod));

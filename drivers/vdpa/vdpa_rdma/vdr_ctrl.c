@@ -195,6 +195,7 @@ static void vdr_ctrl_one(struct vdr_dev *dev, struct vdr_vq *vq)
 	}
 
 	memset(&dev->resp, 0, desc->resp_size);
+	vdr_fault_ctrl_delay(dev);
 	status = desc->fn(dev);
 	/*
 	 * Events the command raised (COMP after a flush, SQ_DRAINED) reach

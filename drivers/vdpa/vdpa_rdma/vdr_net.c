@@ -110,6 +110,9 @@ static const struct attribute_group vdr_net_group = {
 /* The vDPA device's attributes (/sys/bus/vdpa/devices/NAME/). */
 static const struct attribute_group *vdr_net_groups[] = {
 	&vdr_net_group,
+#if IS_ENABLED(CONFIG_VDPA_RDMA_FAULTS)
+	&vdr_faults_group,
+#endif
 	NULL,
 };
 

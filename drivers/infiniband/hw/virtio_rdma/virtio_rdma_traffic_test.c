@@ -12,6 +12,7 @@
  */
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
@@ -22,6 +23,10 @@
 static char *ibdev = "virtio_rdma0";
 module_param(ibdev, charp, 0444);
 MODULE_PARM_DESC(ibdev, "RDMA device to test");
+static char *faults = "";
+module_param(faults, charp, 0444);
+MODULE_PARM_DESC(faults,
+		 "The device's fault-injection directory (vdpa_rdma: /sys/bus/vdpa/devices/NAME/faults), for the cases that need a buggy device");
 
 #define VTT_BUF		16384
 #define VTT_WAIT_MS	5000
@@ -339,6 +344,56 @@ static void vtt_rc_comm_est(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a.qp_state, IB_QPS_RTR);
 }
 
+/* Writes @val to the device's fault knob @name (vdpa_rdma's vdr_faults.c). */
+static void vtt_fault(struct kunit *test, const char *name, u32 val)
+{
+	char path[256], buf[16];
+	struct file *f;
+	loff_t pos = 0;
+	int len;
+
+	if (!*faults)
+		kunit_skip(test, "no fault injection (module parameter faults)");
+	snprintf(path, sizeof(path), "%s/%s", faults, name);
+	f = filp_open(path, O_WRONLY, 0);
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "cannot open %s", path);
+	len = scnprintf(buf, sizeof(buf), "%u\n", val);
+	KUNIT_EXPECT_EQ(test, kernel_write(f, buf, len, &pos), (ssize_t)len);
+	filp_close(f, NULL);
+}
+
+/*
+ * A buggy device writes a CQE into CQ 0 that names the QP of CQ 1: poll_cq
+ * must not hand that QP out (its destroy fences only its own CQs' pollers)
+ * and the next completion is ordinary.
+ */
+static void vtt_cqe_foreign_qp(struct kunit *test)
+{
+	struct vtt *t = test->priv;
+	u32 rkey = t->pd->unsafe_global_rkey;
+	u32 lkey = t->pd->local_dma_lkey;
+	struct ib_wc wc;
+	int n;
+
+	vtt_pair(test, IB_QPT_RC, 7, 14, 7);
+	/* A WRITE makes one CQE, the requester's, in CQ 0. */
+	vtt_fault(test, "cqe_qp_handle", t->qp[1]->qp_num);
+	vtt_post_rdma(test, 0, IB_WR_RDMA_WRITE, 0, 64, t->dma[1], rkey, lkey,
+		      30);
+	msleep(200);
+	n = ib_poll_cq(t->cq[0], 1, &wc);
+	if (n == 1)
+		KUNIT_EXPECT_PTR_NE_MSG(test, wc.qp, t->qp[1],
+					"CQ 0 handed out QP %u of CQ 1",
+					t->qp[1]->qp_num);
+	vtt_post_rdma(test, 0, IB_WR_RDMA_WRITE, 0, 64, t->dma[1], rkey, lkey,
+		      31);
+	KUNIT_ASSERT_EQ(test, vtt_poll(t, 0, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 31);
+	KUNIT_EXPECT_PTR_EQ(test, wc.qp, t->qp[0]);
+	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+}
+
 static void vtt_rc_write_read(struct kunit *test)
 {
 	struct vtt *t = test->priv;
@@ -638,6 +693,7 @@ static struct kunit_case vtt_cases[] = {
 	KUNIT_CASE(vtt_err_retry),
 	KUNIT_CASE(vtt_err_retry_window),
 	KUNIT_CASE(vtt_cq_resize),
+	KUNIT_CASE(vtt_cqe_foreign_qp),
 	{}
 };
 

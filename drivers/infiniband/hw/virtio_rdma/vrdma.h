@@ -16,7 +16,9 @@
  *   dev->ctrl_lock (irq-safe, never held while waiting); the caller sleeps
  *   until the device answers, or the command times out and the device is
  *   marked broken, keeping what the device may still use on
- *   dev->orphans/orphan_rings until reset.
+ *   dev->orphans/orphan_rings/orphan_umems until reset: nothing the device
+ *   may reach (buffers, rings, pinned user pages) is freed before the
+ *   device has confirmed the object gone or has been reset.
  * - Data path: kernel QPs write WQEs into their rings under qp->sq_lock /
  *   qp->rq_lock, kernel SRQs under srq->lock; a CQ's ring head and arm sequence are under cq->lock,
  *   which destroy_qp also takes to fence pollers.  User QPs and CQs never
@@ -159,6 +161,7 @@ struct vrdma_dev {
 	bool broken;			/* a command timed out or DEVICE_FATAL */
 	struct list_head orphans;	/* timed-out commands, freed after reset */
 	struct list_head orphan_rings;	/* rings of objects a broken device kept */
+	struct list_head orphan_umems;	/* MR pages a broken device may reach */
 
 	unsigned int npairs;
 	struct vrdma_eventq *evqs;
@@ -196,6 +199,12 @@ struct vrdma_cq {
 	u32 eventq;
 	spinlock_t lock;		/* ring head and arm_sn; fences destroy_qp */
 	u32 arm_sn;
+	/*
+	 * Its QPs by handle, as send or receive CQ: a CQE naming any other
+	 * QP is the device's error, and that QP's destroy does not fence
+	 * this CQ's poll (vrdma_qp_unpublish()).
+	 */
+	struct xarray qps;
 	struct vrdma_ring ring;
 	/* Serialises resizes: uverbs lets two of them run on one CQ. */
 	struct mutex resize_lock;
@@ -308,6 +317,7 @@ void vrdma_ctrlq_done(struct virtqueue *vq);
 void vrdma_ctrl_cleanup(struct vrdma_dev *dev);
 void vrdma_mark_broken(struct vrdma_dev *dev, const char *why);
 void vrdma_orphan_ring(struct vrdma_dev *dev, struct vrdma_ring *ring);
+void vrdma_orphan_umem(struct vrdma_dev *dev, struct ib_umem *umem);
 
 /* ring helpers (vrdma_cq.c) */
 int vrdma_ring_alloc(struct vrdma_dev *dev, struct vrdma_ring *ring,
@@ -321,7 +331,7 @@ void vrdma_dbq_setup(struct vrdma_dbq *dbq, struct virtqueue *vq);
 int vrdma_dbqs_init(struct vrdma_dev *dev);
 void vrdma_dbqs_free(struct vrdma_dev *dev);
 void vrdma_eventq_done(struct virtqueue *vq);
-void vrdma_eventq_fence(struct vrdma_dev *dev, unsigned int idx);
+void vrdma_eventqs_fence(struct vrdma_dev *dev);
 void vrdma_dbq_done(struct virtqueue *vq);
 int vrdma_ring_doorbell(struct vrdma_qp *qp, u32 type);
 void vrdma_doorbells_forget(struct vrdma_qp *qp);

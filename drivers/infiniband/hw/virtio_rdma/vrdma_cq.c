@@ -66,6 +66,7 @@ static int vrdma_do_create_cq(struct ib_cq *ibcq,
 	cq->eventq = attr->comp_vector % dev->npairs;
 	spin_lock_init(&cq->lock);
 	mutex_init(&cq->resize_lock);
+	xa_init(&cq->qps);
 	err = vrdma_ring_alloc(dev, &cq->ring, depth, VIRTIO_RDMA_CQE_SHIFT);
 	if (err)
 		return err;
@@ -132,8 +133,10 @@ int vrdma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 		return err;
 
 	xa_erase(&dev->cqs, cq->handle);
-	vrdma_eventq_fence(dev, cq->eventq);
-	vrdma_eventq_fence(dev, 0);	/* CQ_ERR */
+	vrdma_eventqs_fence(dev);
+	/* ib_core destroys a CQ only when no QP uses it. */
+	WARN_ON(!xa_empty(&cq->qps));
+	xa_destroy(&cq->qps);
 	if (cq->ring_umap)
 		vrdma_user_ring_release(&cq->ring, &cq->ring_umap, err);
 	else if (err)
@@ -251,10 +254,18 @@ int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		/*
 		 * Flush CQEs of a QP destroyed meanwhile have no consumer left;
 		 * destroy_qp leaves the table under this lock, see vrdma_qp.c.
+		 * A QP of another CQ is the device's error: that QP's destroy
+		 * would not wait for this poll.
 		 */
-		qp = xa_load(&dev->qps, le32_to_cpu(cqe->qp_handle));
-		if (!qp)
+		qp = xa_load(&cq->qps, le32_to_cpu(cqe->qp_handle));
+		if (!qp) {
+			if (xa_load(&dev->qps, le32_to_cpu(cqe->qp_handle)))
+				ibdev_warn_ratelimited(&dev->ib,
+						       "CQ %u: CQE names QP %u of another CQ\n",
+						       cq->handle,
+						       le32_to_cpu(cqe->qp_handle));
 			continue;
+		}
 		vrdma_cqe_to_wc(cqe, qp, &wc[n++]);
 	}
 	if (ring->head != start) {

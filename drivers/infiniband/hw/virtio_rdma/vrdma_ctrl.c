@@ -289,9 +289,36 @@ void vrdma_orphan_ring(struct vrdma_dev *dev, struct vrdma_ring *ring)
 	spin_unlock_irqrestore(&dev->ctrl_lock, flags);
 }
 
+struct vrdma_orphan_umem {
+	struct list_head node;
+	struct ib_umem *umem;
+};
+
+/*
+ * User pages of an MR that a broken device may still reach: a command that
+ * timed out (CREATE_MR, DEREG_MR) may be executed later, and the device
+ * then writes to the pages the MR maps.  They stay pinned until the device
+ * has been reset, so that they cannot be freed and reused meanwhile.
+ * Process context.
+ */
+void vrdma_orphan_umem(struct vrdma_dev *dev, struct ib_umem *umem)
+{
+	struct vrdma_orphan_umem *o;
+	unsigned long flags;
+
+	o = kzalloc(sizeof(*o), GFP_KERNEL);
+	if (!o)
+		return;	/* pinned for good: safer than reused under the device */
+	o->umem = umem;
+	spin_lock_irqsave(&dev->ctrl_lock, flags);
+	list_add_tail(&o->node, &dev->orphan_umems);
+	spin_unlock_irqrestore(&dev->ctrl_lock, flags);
+}
+
 /* Called after the device has been reset: it no longer accesses these. */
 void vrdma_ctrl_cleanup(struct vrdma_dev *dev)
 {
+	struct vrdma_orphan_umem *u, *utmp;
 	struct vrdma_orphan_ring *o, *otmp;
 	struct vrdma_cmd *cmd, *ctmp;
 
@@ -303,5 +330,10 @@ void vrdma_ctrl_cleanup(struct vrdma_dev *dev)
 		list_del(&o->node);
 		dma_free_coherent(dev->dma_dev, o->size, o->buf, o->dma);
 		kfree(o);
+	}
+	list_for_each_entry_safe(u, utmp, &dev->orphan_umems, node) {
+		list_del(&u->node);
+		ib_umem_release(u->umem);
+		kfree(u);
 	}
 }

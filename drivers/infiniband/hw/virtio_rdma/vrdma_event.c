@@ -185,17 +185,21 @@ void vrdma_eventq_done(struct virtqueue *vq)
 
 /*
  * Called after a destroy command completed and the object left the lookup
- * tables: once the handler of eventq @idx is not running, no handler can
- * still use the object (the device made all its events visible before
- * completing the command; later ones find nothing in the tables).
+ * tables: once no eventq handler is running, none can still use the object
+ * (the device made all its events visible before completing the command;
+ * later ones find nothing in the tables).  Every eventq, not only the one
+ * the object's events are expected on: the device chooses, and a wrong
+ * choice must not become a use after free.
  */
-void vrdma_eventq_fence(struct vrdma_dev *dev, unsigned int idx)
+void vrdma_eventqs_fence(struct vrdma_dev *dev)
 {
-	struct vrdma_eventq *evq = &dev->evqs[idx];
 	unsigned long flags;
+	unsigned int i;
 
-	spin_lock_irqsave(&evq->lock, flags);
-	spin_unlock_irqrestore(&evq->lock, flags);
+	for (i = 0; i < dev->npairs; i++) {
+		spin_lock_irqsave(&dev->evqs[i].lock, flags);
+		spin_unlock_irqrestore(&dev->evqs[i].lock, flags);
+	}
 }
 
 /*

@@ -204,6 +204,7 @@ static int vrdma_probe(struct virtio_device *vdev)
 	spin_lock_init(&dev->ctrl_lock);
 	INIT_LIST_HEAD(&dev->orphans);
 	INIT_LIST_HEAD(&dev->orphan_rings);
+	INIT_LIST_HEAD(&dev->orphan_umems);
 	xa_init(&dev->cqs);
 	xa_init(&dev->qps);
 	xa_init(&dev->srqs);

@@ -215,8 +215,14 @@ static int vrdma_user_mr_cmd(struct ib_pd *pd, u64 start, u64 length,
 	err = vrdma_cmd(dev, VIRTIO_RDMA_CMD_CREATE_MR, &req, sizeof(req),
 			resp, sizeof(*resp));
 	/* The device copied the list while executing the command. */
-	if (err && READ_ONCE(dev->broken))
-		goto err_umem;	/* it may still read the list: leak it */
+	if (err && READ_ONCE(dev->broken)) {
+		/*
+		 * It may still execute the command: leak the list, and keep
+		 * the pages pinned until reset (vrdma_orphan_umem()).
+		 */
+		vrdma_orphan_umem(dev, umem);
+		return err;
+	}
 	vrdma_pl_free(dev, &pl);
 	if (err)
 		goto err_umem;
@@ -395,13 +401,19 @@ int vrdma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 			NULL, 0);
 	if (err && !READ_ONCE(dev->broken))
 		return err;
-	/* A broken device may still read the page list until reset: leak it. */
+	/*
+	 * A broken device may still use the MR until reset: leak its page
+	 * list and keep its pages pinned (vrdma_orphan_umem()).
+	 */
 	if (mr->pl && !err) {
 		dma_unmap_single(dev->dma_dev, mr->pl_dma,
 				 mr->pl_max * sizeof(*mr->pl), DMA_TO_DEVICE);
 		kfree(mr->pl);
 	}
-	ib_umem_release(mr->umem);
+	if (err && mr->umem)
+		vrdma_orphan_umem(dev, mr->umem);
+	else
+		ib_umem_release(mr->umem);
 	kfree(mr);
 	return 0;
 }

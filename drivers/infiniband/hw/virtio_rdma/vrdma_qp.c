@@ -60,6 +60,36 @@ u8 vrdma_qp_type(enum ib_qp_type type)
 	}
 }
 
+/*
+ * The QP's handle in the device's table and in its CQs' (a CQE may name
+ * only a QP of its own CQ: vrdma_poll_cq()).  Undone on failure.
+ */
+static int vrdma_qp_publish(struct vrdma_dev *dev, struct vrdma_qp *qp)
+{
+	struct vrdma_cq *scq = to_vcq(qp->ibqp.send_cq);
+	struct vrdma_cq *rcq = to_vcq(qp->ibqp.recv_cq);
+	int err;
+
+	err = xa_insert(&dev->qps, qp->handle, qp, GFP_KERNEL);
+	if (err)
+		return err;
+	err = xa_insert(&scq->qps, qp->handle, qp, GFP_KERNEL);
+	if (err)
+		goto err_dev;
+	if (rcq != scq) {
+		err = xa_insert(&rcq->qps, qp->handle, qp, GFP_KERNEL);
+		if (err)
+			goto err_scq;
+	}
+	return 0;
+
+err_scq:
+	xa_erase(&scq->qps, qp->handle);
+err_dev:
+	xa_erase(&dev->qps, qp->handle);
+	return err;
+}
+
 int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata)
 {
@@ -164,14 +194,16 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->handle = le32_to_cpu(resp.qp_handle);
 	ibqp->qp_num = qp->handle;
 
-	err = xa_insert(&dev->qps, qp->handle, qp, GFP_KERNEL);
+	err = vrdma_qp_publish(dev, qp);
 	if (err) {
 		struct virtio_rdma_destroy_qp_req dreq = {
 			.qp_handle = resp.qp_handle,
 		};
 
-		ibdev_err(&dev->ib, "device returned QP handle %u twice\n",
-			  qp->handle);
+		if (err == -EBUSY)
+			ibdev_err(&dev->ib,
+				  "device returned QP handle %u twice\n",
+				  qp->handle);
 		if (vrdma_cmd(dev, VIRTIO_RDMA_CMD_DESTROY_QP, &dreq,
 			      sizeof(dreq), NULL, 0)) {
 			vrdma_orphan_ring(dev, &qp->sq);
@@ -395,7 +427,12 @@ int vrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	return 0;
 }
 
-/* After this no poll_cq can hand out the QP: see vrdma_poll_cq(). */
+/*
+ * After this no poll_cq and no event handler can hand out the QP: each
+ * looks it up under a lock taken here once it left the tables
+ * (vrdma_poll_cq() under its CQ's, which only finds its own QPs, and
+ * vrdma_eventq_done() under its eventq's).
+ */
 static void vrdma_qp_unpublish(struct vrdma_dev *dev, struct vrdma_qp *qp)
 {
 	struct vrdma_cq *scq = to_vcq(qp->ibqp.send_cq);
@@ -403,11 +440,13 @@ static void vrdma_qp_unpublish(struct vrdma_dev *dev, struct vrdma_qp *qp)
 	unsigned long flags;
 
 	xa_erase(&dev->qps, qp->handle);
+	xa_erase(&scq->qps, qp->handle);
+	xa_erase(&rcq->qps, qp->handle);
 	spin_lock_irqsave(&scq->lock, flags);
 	spin_unlock_irqrestore(&scq->lock, flags);
 	spin_lock_irqsave(&rcq->lock, flags);
 	spin_unlock_irqrestore(&rcq->lock, flags);
-	vrdma_eventq_fence(dev, 0);
+	vrdma_eventqs_fence(dev);
 }
 
 int vrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)

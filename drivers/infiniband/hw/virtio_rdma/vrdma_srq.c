@@ -187,7 +187,7 @@ int vrdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 		return err;
 
 	xa_erase(&dev->srqs, srq->handle);
-	vrdma_eventq_fence(dev, 0);	/* SRQ_LIMIT_REACHED */
+	vrdma_eventqs_fence(dev);
 	if (srq->ring_umap)
 		vrdma_user_ring_release(&srq->ring, &srq->ring_umap, err);
 	else if (err)
