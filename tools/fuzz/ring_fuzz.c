@@ -34,7 +34,9 @@
  * "y" on the other device: three RC pairs (two with x on DEV_A, one with x
  * on DEV_B) and one UD pair.  A pair whose QP went to ERR, or that has
  * lived long enough, is destroyed and created again, so that destruction
- * with the device mid-work is exercised throughout the run.
+ * with the device mid-work is exercised throughout the run; now and then
+ * x's CQ is resized and x is moved to ERR or RESET with its rings in
+ * whatever state the scribbler left them.
  *
  * The run ends after ITERATIONS main-loop steps or SECONDS, whichever comes
  * first (defaults 200000 and 40).  With -k the fuzzing runs in a child
@@ -110,6 +112,7 @@ struct stats {
 	unsigned long iterations, mutations, scribbler_doorbells;
 	unsigned long posts, semi, provider_posts, doorbells, recv_posts;
 	unsigned long y_sends, arms, comp_events, renewals;
+	unsigned long resizes, resizes_refused, state_changes;
 	unsigned long x_wc[32], y_wc[32];	/* by status; 31: unknown */
 	unsigned long events[32];		/* by ibv_event_type */
 	unsigned long post_errors;
@@ -1047,6 +1050,49 @@ static enum ibv_qp_state qp_state(struct ibv_qp *qp)
 	return a.qp_state;
 }
 
+/*
+ * ibv_resize_cq on x's CQ, whatever its ring says now (a cons the scribbler
+ * moved must make the device refuse).  The provider maps a new ring and
+ * unmaps the old one: the scribbler is kept off until the pair knows it.
+ */
+static void resize_x_cq(struct pair *p, struct rng *r)
+{
+	static const int sizes[] = { 1, 8, 16, 63, 64, 200, 1000 };
+	struct virtio_rdmadv_cq c;
+	struct virtio_rdmadv_obj obj = { .cq = { .in = p->x.cq, .out = &c } };
+	int err;
+
+	pthread_mutex_lock(&lock);
+	if (ibv_resize_cq(p->x.cq, sizes[rng_below(r, 7)]))
+		st.resizes_refused++;
+	else
+		st.resizes++;
+	err = virtio_rdmadv_init_obj(&obj, VIRTIO_RDMADV_OBJ_CQ);
+	if (err) {
+		errno = err;
+		die("virtio_rdmadv_init_obj CQ after a resize");
+	}
+	p->cq = c.ring;
+	pthread_mutex_unlock(&lock);
+}
+
+/*
+ * x to ERR (a flush of whatever its rings hold) or RESET (the rings start
+ * over while the scribbler keeps writing); the pair lives a few more steps
+ * that way, posts and doorbells included, before it is renewed.
+ */
+static void x_state(struct pair *p, struct rng *r)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = rng_one_in(r, 2) ? IBV_QPS_ERR : IBV_QPS_RESET,
+	};
+
+	if (!ibv_modify_qp(p->x.qp, &a, IBV_QP_STATE))
+		st.state_changes++;
+	if (p->steps < PAIR_LIFE - 8)
+		p->steps = PAIR_LIFE - 8;
+}
+
 static void step(struct pair *p, struct rng *r)
 {
 	switch (rng_below(r, 16)) {
@@ -1075,6 +1121,14 @@ static void step(struct pair *p, struct rng *r)
 		doorbell(p, rng_one_in(r, 2) ? VIRTIO_RDMADV_SQ :
 			 VIRTIO_RDMADV_RQ);
 		st.doorbells++;
+		break;
+	case 13:
+		if (rng_one_in(r, 4))
+			resize_x_cq(p, r);
+		break;
+	case 14:
+		if (rng_one_in(r, 4))
+			x_state(p, r);
 		break;
 	default:
 		break;
@@ -1115,8 +1169,9 @@ static void print_stats(void)
 	       st.doorbells, st.y_sends, st.arms, st.post_errors);
 	printf("scribbler: %lu mutations, %lu doorbells\n",
 	       atomic_load(&scribbles), st.scribbler_doorbells);
-	printf("pairs renewed: %lu; completion events: %lu\n", st.renewals,
-	       st.comp_events);
+	printf("pairs renewed: %lu; completion events: %lu; CQ resizes: %lu done, %lu refused; x moved to ERR or RESET: %lu\n",
+	       st.renewals, st.comp_events, st.resizes, st.resizes_refused,
+	       st.state_changes);
 	printf("x completions:");
 	for (i = 0; i < 32; i++)
 		if (st.x_wc[i])
