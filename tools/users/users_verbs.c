@@ -23,7 +23,8 @@
  *	Documentation/virtio-rdma-spec.rst ("Key checks") says.
  *
  *   users_verbs fill DEV KIND[,KIND...] [MAX [hold]]
- *	Creates objects of each KIND (qp, mr, cq, pd) until creation fails
+ *	Creates objects of each KIND (qp, mr, cq, pd, bigqp: QPs of the
+ *	largest size QUERY_DEVICE allows) until creation fails
  *	or MAX of them exist, prints "fill KIND: N created in T ms, stopped
  *	by ERRNO", with "hold" waits for EOF on stdin, then destroys all and
  *	prints the time.  A failure other than ENOMEM, ENOSPC, EINVAL or
@@ -663,8 +664,12 @@ static int intruder_main(char **argv)
 
 /* -------------------------------------------------------------- fill -- */
 
-enum kind { K_QP, K_MR, K_CQ, K_PD, K_NR };
-static const char *const kind_name[K_NR] = { "qp", "mr", "cq", "pd" };
+/*
+ * bigqp: QPs of max_qp_wr WRs and max_sge SGEs each way, whose rings are
+ * kernel memory that no limit of the user is charged for.
+ */
+enum kind { K_QP, K_MR, K_CQ, K_PD, K_BIGQP, K_NR };
+static const char *const kind_name[K_NR] = { "qp", "mr", "cq", "pd", "bigqp" };
 
 struct pile {
 	void **obj;
@@ -678,7 +683,8 @@ static bool clean_errno(int e)
 }
 
 static void *create_one(enum kind k, struct ibv_context *ctx,
-			struct ibv_pd *pd, struct ibv_cq *cq, void *page)
+			struct ibv_pd *pd, struct ibv_cq *cq, void *page,
+			const struct ibv_device_attr *attr)
 {
 	struct ibv_qp_init_attr qa = {
 		.send_cq = cq,
@@ -689,6 +695,12 @@ static void *create_one(enum kind k, struct ibv_context *ctx,
 	};
 
 	switch (k) {
+	case K_BIGQP:
+		qa.cap.max_send_wr = attr->max_qp_wr;
+		qa.cap.max_recv_wr = attr->max_qp_wr;
+		qa.cap.max_send_sge = attr->max_sge;
+		qa.cap.max_recv_sge = attr->max_sge;
+		/* fall through */
 	case K_QP:
 		return ibv_create_qp(pd, &qa);
 	case K_MR:
@@ -705,6 +717,7 @@ static int destroy_one(enum kind k, void *o)
 {
 	switch (k) {
 	case K_QP:
+	case K_BIGQP:
 		return ibv_destroy_qp(o);
 	case K_MR:
 		return ibv_dereg_mr(o);
@@ -718,6 +731,7 @@ static int destroy_one(enum kind k, void *o)
 static int fill_main(int argc, char **argv)
 {
 	struct pile pile[K_NR] = {};
+	struct ibv_device_attr attr;
 	struct ibv_context *ctx;
 	struct ibv_cq *cq = NULL;
 	struct ibv_pd *pd;
@@ -733,6 +747,8 @@ static int fill_main(int argc, char **argv)
 		die("aligned_alloc");
 	memset(page, 0, 4096);
 	ctx = open_by_name(argv[0]);
+	if (ibv_query_device(ctx, &attr))
+		die("ibv_query_device");
 	pd = ibv_alloc_pd(ctx);
 	if (!pd)
 		die("ibv_alloc_pd");
@@ -756,7 +772,7 @@ static int fill_main(int argc, char **argv)
 		 * The QPs' CQ, made when needed: with the CQ table full (by
 		 * this process or another) the QPs fail with the CQ's errno.
 		 */
-		if (k == K_QP && !cq) {
+		if ((k == K_QP || k == K_BIGQP) && !cq) {
 			cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
 			if (!cq) {
 				e = errno;
@@ -765,7 +781,7 @@ static int fill_main(int argc, char **argv)
 		}
 		while (!e && p->n < max) {
 			errno = 0;
-			o = create_one(k, ctx, pd, cq, page);
+			o = create_one(k, ctx, pd, cq, page, &attr);
 			if (!o) {
 				e = errno;
 				break;
@@ -932,7 +948,7 @@ int main(int argc, char **argv)
 	fprintf(stderr,
 		"usage: %s owner DEV_A GIDX_A DEV_B GIDX_B\n"
 		"       %s intruder DEV_A GIDX_A DEV_B GIDX_B LKEY RKEY ADDR UD_QPN\n"
-		"       %s fill DEV KIND[,KIND...] [MAX [hold]]   (KIND: qp mr cq pd)\n"
+		"       %s fill DEV KIND[,KIND...] [MAX [hold]]   (KIND: qp mr cq pd bigqp)\n"
 		"       %s limits DEV\n", argv[0], argv[0], argv[0], argv[0]);
 	return 2;
 }
