@@ -5,6 +5,7 @@
 #   make kernel     the project kernel (KERNEL=test|perf)
 #   make demo       build, boot a guest, create devices and show them working
 #   make check      everything, then every KUnit suite and guest scenario
+#   make fuzz       the RoCEv2 packet fuzzer for minutes (FUZZ_SECONDS, FUZZ_COUNT, FUZZ_SEED)
 #   make bench      virtio_rdma vs rxe vs siw on the perf kernel (BENCH=quick|full)
 KERNEL ?= test
 TOP := $(CURDIR)
@@ -20,7 +21,7 @@ VRDMA_CONFIG_DRIVER := CONFIG_INFINIBAND_VIRTIO_RDMA=m CONFIG_INFINIBAND_VIRTIO_
 VRDMA_CONFIG := $(VRDMA_CONFIG_DRIVER) CONFIG_VDPA_RDMA=m CONFIG_VDPA_RDMA_FAULTS=y \
 	CONFIG_INFINIBAND_VIRTIO_RDMA_KUNIT_TEST=m CONFIG_VDPA_RDMA_KUNIT_TEST=m
 
-.PHONY: all kernel modules modules-locked user install demo check bench sparse compat61 checkpatch clean
+.PHONY: all kernel modules modules-locked user install demo check fuzz bench sparse compat61 checkpatch clean
 
 all: modules user
 
@@ -61,6 +62,11 @@ demo:
 
 check: all
 	@tools/check
+
+# Never part of check: tools/scenarios/fuzz-packets for longer (default 2 x 120 s of
+# fuzzing per path, same host and wire: ~20 min), a new seed each time unless FUZZ_SEED.
+fuzz: all
+	@tools/fuzz/fuzz-packets
 
 # Never part of check: one perf-kernel guest, ~5 min (BENCH=quick) or 20-30 min (full).
 # Writes build/bench/report.md and chart.png; BENCH_PUBLISH=1 also updates README.md.
