@@ -53,6 +53,7 @@ user:
 	@$(MAKE) --no-print-directory -C tools/srq-check TOP=$(TOP)
 	@$(MAKE) --no-print-directory -C tools/cq-resize TOP=$(TOP)
 	@$(MAKE) --no-print-directory -C tools/fuzz TOP=$(TOP)
+	@$(MAKE) --no-print-directory -C tools/users TOP=$(TOP)
 
 install: user
 	@$(MAKE) --no-print-directory -C providers/virtio_rdma TOP=$(TOP) install
