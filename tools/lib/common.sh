@@ -102,6 +102,25 @@ wait_cm_listen() { # port [prefix...]
 	poll 30 cm_listening "$@"
 }
 
+# --- users -------------------------------------------------------------------------
+# User-space tests run as users run them: as an unprivileged uid (one no distribution
+# ships; setpriv needs no passwd entry) with Debian's default RLIMIT_MEMLOCK, 8 MiB.
+# asA and asB prefix a command to run it as user A or B: uid, gid and groups, and
+# setresuid away from 0 clears every capability.  Arrays, so that timeout(1) and
+# ip netns exec can run them.  user_limits sets the memory lock limit, soft and hard,
+# of the calling shell and all it starts (the guest's init makes it unlimited; the
+# users cannot raise it back, and root's CAP_IPC_LOCK ignores it).  ib_uverbs and
+# rdma_ucm create their nodes 0666 themselves, as distributions rely on.
+UID_A=60001 UID_B=60002
+MEMLOCK=$((8 << 20))
+# shellcheck disable=SC2034
+asA=(setpriv "--reuid=$UID_A" "--regid=$UID_A" --clear-groups --)
+# shellcheck disable=SC2034
+asB=(setpriv "--reuid=$UID_B" "--regid=$UID_B" --clear-groups --)
+user_limits() {
+	ulimit -l $((MEMLOCK >> 10)) || fail "ulimit -l"
+}
+
 # --- addresses and GIDs ----------------------------------------------------------
 # Run ip commands (one per argument, e.g. "link set lo up") in network namespace NS
 # ("" for the initial one) with a single exec: each costs most of a second in a

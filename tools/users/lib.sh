@@ -1,24 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # Copyright (c) 2026 The virtio-rdma authors
 # shellcheck shell=bash
-# Sourced by the users-* scenarios (after tools/lib/common.sh): two unprivileged users
-# and the lookups their checks share.  Bash builtins wherever they do: these run in a
-# debug-kernel guest under TCG, where each exec costs most of a second.
+# Sourced by the users-* scenarios (after tools/lib/common.sh): the memory lock limit
+# of unprivileged users and the lookups their checks share.  Bash builtins wherever
+# they do: these run in a debug-kernel guest under TCG, where each exec costs most of
+# a second.
 #
-# Users A and B are uids no distribution ships (setpriv needs no passwd entry) with
-# Debian's default RLIMIT_MEMLOCK, 8 MiB (the guest's init makes it unlimited).
-UID_A=60001 UID_B=60002
-MEMLOCK=$((8 << 20))
-
-# The memory lock limit for the sourcing script and all it starts, soft and hard (the
-# users cannot raise it back; root's CAP_IPC_LOCK ignores it); then asA/asB run a
-# command as user A or B: uid, gid and groups, and setresuid away from 0 clears every
-# capability.  Arrays, so that timeout(1) and ip netns exec can run them.
-ulimit -l $((MEMLOCK >> 10)) || fail "ulimit -l"
-# shellcheck disable=SC2034
-asA=(setpriv "--reuid=$UID_A" "--regid=$UID_A" --clear-groups --)
-# shellcheck disable=SC2034
-asB=(setpriv "--reuid=$UID_B" "--regid=$UID_B" --clear-groups --)
+# Users A and B and their limits are common.sh's (asA, asB, user_limits).
+user_limits
 
 # A line starting with PREFIX in FILE (for polls every 0.1 s).
 has_line() { # prefix file
