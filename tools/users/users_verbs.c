@@ -40,7 +40,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -52,6 +51,8 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+
+#include "vt.h"
 
 #define BUF_SIZE	(64 * 1024)
 #define PAT_OFF		0		/* the owner's pattern: nobody writes it */
@@ -87,69 +88,9 @@ struct pair {
 };
 
 static struct dev da, db;
-static int failures, checks;
-
-static void check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	checks++;
-	printf("%s: ", ok ? "ok" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!ok)
-		failures++;
-}
-
-static void die(const char *what)
-{
-	printf("FAIL: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static const char *ename(int e)
-{
-	const char *n = strerrorname_np(e);
-
-	return n ? n : "?";
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static uint8_t pattern(size_t i)
 {
 	return (uint8_t)(i * 7 + 3);
-}
-
-static struct ibv_context *open_by_name(const char *name)
-{
-	struct ibv_device **list;
-	struct ibv_context *ctx = NULL;
-	int i, n;
-
-	list = ibv_get_device_list(&n);
-	if (!list)
-		die("ibv_get_device_list");
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			break;
-	if (i == n) {
-		printf("FAIL: no device %s\n", name);
-		exit(1);
-	}
-	ctx = ibv_open_device(list[i]);
-	if (!ctx)
-		die("ibv_open_device");
-	ibv_free_device_list(list);
-	return ctx;
 }
 
 static void dev_open(struct dev *d)
@@ -157,23 +98,23 @@ static void dev_open(struct dev *d)
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 		     IBV_ACCESS_REMOTE_READ;
 
-	d->ctx = open_by_name(d->name);
+	d->ctx = vt_open_device(d->name);
 	if (ibv_query_device(d->ctx, &d->attr))
-		die("ibv_query_device");
+		vt_die("ibv_query_device");
 	d->pd = ibv_alloc_pd(d->ctx);
 	if (!d->pd)
-		die("ibv_alloc_pd");
+		vt_die("ibv_alloc_pd");
 	if (ibv_query_gid(d->ctx, 1, d->gidx, &d->gid))
-		die("ibv_query_gid");
+		vt_die("ibv_query_gid");
 	d->buf = aligned_alloc(4096, BUF_SIZE);
 	if (!d->buf)
-		die("aligned_alloc");
+		vt_die("aligned_alloc");
 	memset(d->buf, 0, BUF_SIZE);
 	if (d->attr.atomic_cap != IBV_ATOMIC_NONE)
 		access |= IBV_ACCESS_REMOTE_ATOMIC;
 	d->mr = ibv_reg_mr(d->pd, d->buf, BUF_SIZE, access);
 	if (!d->mr)
-		die("ibv_reg_mr");
+		vt_die("ibv_reg_mr");
 }
 
 static struct ibv_qp *qp_new(struct dev *d, struct ibv_cq *cq,
@@ -193,70 +134,28 @@ static struct ibv_qp *qp_new(struct dev *d, struct ibv_cq *cq,
 	struct ibv_qp *qp = ibv_create_qp(d->pd, &a);
 
 	if (!qp)
-		die("ibv_create_qp");
+		vt_die("ibv_create_qp");
 	return qp;
 }
 
-static void qp_init(struct ibv_qp *qp, uint32_t qkey)
-{
-	/*
-	 * Every remote right on the RC QPs: what refuses another user's
-	 * rkey must be the key and PD check, not the QP's access flags.
-	 */
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qkey = qkey,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC,
-	};
-	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
-
-	mask |= qp->qp_type == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS;
-	if (ibv_modify_qp(qp, &a, mask))
-		die("modify_qp INIT");
-}
-
+/*
+ * Every remote right on the RC QPs: what refuses another user's rkey must
+ * be the key and PD check, not the QP's access flags.
+ */
 static void qp_rts(struct ibv_qp *qp, struct dev *self, struct dev *peer,
 		   uint32_t dqpn, uint32_t qkey)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR };
-	int mask = IBV_QP_STATE;
+	struct vt_conn c = {
+		.dgid = peer->gid,
+		.sgid_index = self->gidx,
+		.dqpn = dqpn,
+		.psn = 0x100,
+		.qkey = qkey,
+		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			  IBV_ACCESS_REMOTE_ATOMIC,
+	};
 
-	qp_init(qp, qkey);
-	if (qp->qp_type == IBV_QPT_RC) {
-		a.path_mtu = IBV_MTU_1024;
-		a.dest_qp_num = dqpn;
-		a.rq_psn = 0x100;
-		a.max_dest_rd_atomic = 1;
-		a.min_rnr_timer = 1;
-		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.dgid = peer->gid;
-		a.ah_attr.grh.sgid_index = self->gidx;
-		a.ah_attr.grh.hop_limit = 1;
-		a.ah_attr.port_num = 1;
-		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			IBV_QP_MIN_RNR_TIMER;
-	}
-	if (ibv_modify_qp(qp, &a, mask))
-		die("modify_qp RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0x100;
-	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
-	if (qp->qp_type == IBV_QPT_RC) {
-		/* Short retries: a lost packet costs ~0.5 s, not minutes. */
-		a.timeout = 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		a.max_rd_atomic = 1;
-		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			IBV_QP_MAX_QP_RD_ATOMIC;
-	}
-	if (ibv_modify_qp(qp, &a, mask))
-		die("modify_qp RTS");
+	vt_qp_connect(qp, &c);
 }
 
 static void pair_new(struct pair *p, struct dev *dx, struct dev *dy)
@@ -264,7 +163,7 @@ static void pair_new(struct pair *p, struct dev *dx, struct dev *dy)
 	p->cx = ibv_create_cq(dx->ctx, 64, NULL, NULL, 0);
 	p->cy = ibv_create_cq(dy->ctx, 64, NULL, NULL, 0);
 	if (!p->cx || !p->cy)
-		die("ibv_create_cq");
+		vt_die("ibv_create_cq");
 	p->x = qp_new(dx, p->cx, IBV_QPT_RC);
 	p->y = qp_new(dy, p->cy, IBV_QPT_RC);
 	qp_rts(p->x, dx, dy, p->y->qp_num, 0);
@@ -275,13 +174,13 @@ static void pair_free(struct pair *p)
 {
 	if (ibv_destroy_qp(p->x) || ibv_destroy_qp(p->y) ||
 	    ibv_destroy_cq(p->cx) || ibv_destroy_cq(p->cy))
-		die("destroying a pair");
+		vt_die("destroying a pair");
 }
 
 /* The next completion on @cq within @ms. */
 static bool wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
 {
-	uint64_t end = now_ms() + ms;
+	uint64_t end = vt_now_ms() + ms;
 	int r;
 
 	do {
@@ -290,18 +189,18 @@ static bool wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
 			return false;
 		if (r)
 			return true;
-	} while (now_ms() < end);
+	} while (vt_now_ms() < end);
 	return false;
 }
 
 /* How many completions come on @cq within @ms (drained). */
 static int count_wc(struct ibv_cq *cq, int ms, uint32_t src_qp, int *foreign)
 {
-	uint64_t end = now_ms() + ms;
+	uint64_t end = vt_now_ms() + ms;
 	struct ibv_wc wc;
 	int n = 0;
 
-	while (now_ms() < end) {
+	while (vt_now_ms() < end) {
 		if (ibv_poll_cq(cq, 1, &wc) != 1)
 			continue;
 		n++;
@@ -341,7 +240,7 @@ static void post_send(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t addr,
 		break;
 	}
 	if (ibv_post_send(qp, &wr, &bad))
-		die("ibv_post_send");
+		vt_die("ibv_post_send");
 }
 
 static void post_recv(struct ibv_qp *qp, uint64_t id, uint64_t addr,
@@ -352,7 +251,7 @@ static void post_recv(struct ibv_qp *qp, uint64_t id, uint64_t addr,
 	struct ibv_recv_wr *bad;
 
 	if (ibv_post_recv(qp, &wr, &bad))
-		die("ibv_post_recv");
+		vt_die("ibv_post_recv");
 }
 
 /* One completion on @cq with status @want; @what names the case. */
@@ -362,10 +261,10 @@ static void expect_wc(struct ibv_cq *cq, enum ibv_wc_status want,
 	struct ibv_wc wc;
 
 	if (!wait_wc(cq, &wc, WAIT_MS)) {
-		check(false, "%s: no completion in %d ms", what, WAIT_MS);
+		vt_check(false, "%s: no completion in %d ms", what, WAIT_MS);
 		return;
 	}
-	check(wc.status == want, "%s: %s (want %s)", what,
+	vt_check(wc.status == want, "%s: %s (want %s)", what,
 	      ibv_wc_status_str(wc.status), ibv_wc_status_str(want));
 }
 
@@ -383,7 +282,7 @@ static struct ibv_ah *ah_to(struct dev *self, struct dev *peer)
 	struct ibv_ah *ah = ibv_create_ah(self->pd, &a);
 
 	if (!ah)
-		die("ibv_create_ah");
+		vt_die("ibv_create_ah");
 	return ah;
 }
 
@@ -406,7 +305,7 @@ static void ud_send(struct ibv_qp *qp, struct dev *d, struct ibv_ah *ah,
 	wr.wr.ud.remote_qpn = qpn;
 	wr.wr.ud.remote_qkey = qkey;
 	if (ibv_post_send(qp, &wr, &bad))
-		die("ibv_post_send UD");
+		vt_die("ibv_post_send UD");
 }
 
 static void dev_args(char **argv)
@@ -428,7 +327,7 @@ static void wait_stdin(void)
 	if (poll(&pfd, 1, HOLD_MS) <= 0)
 		printf("note: nobody said go within %d s\n", HOLD_MS / 1000);
 	else if (read(0, &c, 1) < 0)
-		die("read stdin");
+		vt_die("read stdin");
 }
 
 /* ------------------------------------------------------------- owner -- */
@@ -456,7 +355,7 @@ static int owner_main(char **argv)
 		da.buf[PAT_OFF + i] = pattern(i);
 	ucq_a = ibv_create_cq(da.ctx, 64, NULL, NULL, 0);
 	if (!ucq_a)
-		die("ibv_create_cq");
+		vt_die("ibv_create_cq");
 	ua = qp_new(&da, ucq_a, IBV_QPT_UD);
 	qp_rts(ua, &da, &db, 0, QKEY_A);
 	for (i = 0; i < NRECV; i++)
@@ -469,10 +368,10 @@ static int owner_main(char **argv)
 
 	/* What others left: nothing may have changed or arrived. */
 	bad = pattern_damage(da.buf + PAT_OFF);
-	check(!bad, "owner: %d-byte pattern intact (%zu bytes changed)",
+	vt_check(!bad, "owner: %d-byte pattern intact (%zu bytes changed)",
 	      PAT_LEN, bad);
 	n = count_wc(ucq_a, QUIET_MS, 0, &foreign);
-	check(n == 0, "owner: nothing reached its UD QP %u (%d receives)",
+	vt_check(n == 0, "owner: nothing reached its UD QP %u (%d receives)",
 	      ua->qp_num, n);
 
 	/* Its own traffic still works: READ and WRITE from its QP on B. */
@@ -481,12 +380,12 @@ static int owner_main(char **argv)
 	post_send(p.y, IBV_WR_RDMA_READ, (uintptr_t)db.buf, PAT_LEN,
 		  db.mr->lkey, (uintptr_t)da.buf + PAT_OFF, da.mr->rkey);
 	expect_wc(p.cy, IBV_WC_SUCCESS, "owner: RDMA READ of its own MR");
-	check(!pattern_damage(db.buf), "owner: READ returned its pattern");
+	vt_check(!pattern_damage(db.buf), "owner: READ returned its pattern");
 	memset(db.buf, 0x5a, SCRATCH_LEN);
 	post_send(p.y, IBV_WR_RDMA_WRITE, (uintptr_t)db.buf, SCRATCH_LEN,
 		  db.mr->lkey, (uintptr_t)da.buf + SCRATCH_OFF, da.mr->rkey);
 	expect_wc(p.cy, IBV_WC_SUCCESS, "owner: RDMA WRITE to its own MR");
-	check(!memcmp(da.buf + SCRATCH_OFF, db.buf, SCRATCH_LEN),
+	vt_check(!memcmp(da.buf + SCRATCH_OFF, db.buf, SCRATCH_LEN),
 	      "owner: WRITE landed");
 	pair_free(&p);
 
@@ -494,7 +393,7 @@ static int owner_main(char **argv)
 	foreign = 0;
 	ucq_b = ibv_create_cq(db.ctx, 64, NULL, NULL, 0);
 	if (!ucq_b)
-		die("ibv_create_cq");
+		vt_die("ibv_create_cq");
 	ub = qp_new(&db, ucq_b, IBV_QPT_UD);
 	qp_rts(ub, &db, &da, 0, QKEY_A);
 	ah = ah_to(&db, &da);
@@ -503,16 +402,16 @@ static int owner_main(char **argv)
 		expect_wc(ucq_b, IBV_WC_SUCCESS, "owner: UD send");
 	}
 	n = count_wc(ucq_a, QUIET_MS, ub->qp_num, &foreign);
-	check(n == NOWN_UD && !foreign,
+	vt_check(n == NOWN_UD && !foreign,
 	      "owner: its UD QP got its own %d messages (%d, %d foreign or failed)",
 	      NOWN_UD, n, foreign);
 	bad = pattern_damage(da.buf + PAT_OFF);
-	check(!bad, "owner: pattern intact at the end (%zu bytes changed)", bad);
+	vt_check(!bad, "owner: pattern intact at the end (%zu bytes changed)", bad);
 	if (ibv_destroy_ah(ah) || ibv_destroy_qp(ub) || ibv_destroy_qp(ua) ||
 	    ibv_destroy_cq(ucq_b) || ibv_destroy_cq(ucq_a))
-		die("owner teardown");
-	printf("owner: %d checks, %d failed\n", checks, failures);
-	return failures ? 1 : 0;
+		vt_die("owner teardown");
+	printf("owner: %d checks, %d failed\n", vt_checks, vt_failures);
+	return vt_failures ? 1 : 0;
 }
 
 /* ---------------------------------------------------------- intruder -- */
@@ -575,7 +474,7 @@ static int intruder_main(char **argv)
 	expect_wc(p.cy, IBV_WC_REM_ACCESS_ERR, "RDMA READ with the owner's rkey");
 	for (i = 0, n = 0; i < PAT_LEN; i++)
 		n += db.buf[i] != 0;
-	check(n == 0, "nothing of the owner's MR came back (%d bytes)", n);
+	vt_check(n == 0, "nothing of the owner's MR came back (%d bytes)", n);
 	pair_free(&p);
 
 	if (da.attr.atomic_cap != IBV_ATOMIC_NONE) {
@@ -602,7 +501,7 @@ static int intruder_main(char **argv)
 	cu = ibv_create_cq(db.ctx, 64, NULL, NULL, 0);
 	cv = ibv_create_cq(da.ctx, 64, NULL, NULL, 0);
 	if (!cu || !cv)
-		die("ibv_create_cq");
+		vt_die("ibv_create_cq");
 	u = qp_new(&db, cu, IBV_QPT_UD);
 	v = qp_new(&da, cv, IBV_QPT_UD);
 	qp_rts(u, &db, &da, 0, QKEY_B);
@@ -621,7 +520,7 @@ static int intruder_main(char **argv)
 	ud_send(u, &db, ah, v->qp_num, QKEY_B, 0xc1);
 	expect_wc(cu, IBV_WC_SUCCESS, "UD send to its own QP with its qkey");
 	n = count_wc(cv, QUIET_MS, u->qp_num, &foreign);
-	check(n == 1 && !foreign && da.buf[RECV_OFF + 40] == 0xc1,
+	vt_check(n == 1 && !foreign && da.buf[RECV_OFF + 40] == 0xc1,
 	      "its own UD QP got exactly the message with its qkey (%d, %d bad)",
 	      n, foreign);
 
@@ -632,18 +531,18 @@ static int intruder_main(char **argv)
 	qa.qkey = 0x80010000;
 	err = ibv_modify_qp(w, &qa, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			    IBV_QP_PORT | IBV_QP_QKEY);
-	check(err == EPERM, "a privileged qkey 0x80010000: %s (want EPERM)",
-	      err ? ename(err) : "accepted");
+	vt_check(err == EPERM, "a privileged qkey 0x80010000: %s (want EPERM)",
+	      err ? vt_errname(err) : "accepted");
 	if (ibv_destroy_qp(w) || ibv_destroy_ah(ah) || ibv_destroy_qp(u) ||
 	    ibv_destroy_qp(v) || ibv_destroy_cq(cu) || ibv_destroy_cq(cv))
-		die("UD teardown");
+		vt_die("UD teardown");
 
 	/*
 	 * Mapping offsets: the owner's rings are entries of the owner's
 	 * context.  A fresh context of this process has none, so no offset
 	 * (the owner's are small page numbers) may map anything.
 	 */
-	fresh = open_by_name(da.name);
+	fresh = vt_open_device(da.name);
 	for (i = 0; i < 64; i++) {
 		m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
 			 fresh->cmd_fd, (off_t)i * 4096);
@@ -654,12 +553,12 @@ static int intruder_main(char **argv)
 			first_err = errno;
 		}
 	}
-	check(!mapped, "mmap of 64 ring offsets on a context with no objects: "
-	      "%d mapped (%s)", mapped, first_err ? ename(first_err) : "-");
+	vt_check(!mapped, "mmap of 64 ring offsets on a context with no objects: "
+	      "%d mapped (%s)", mapped, first_err ? vt_errname(first_err) : "-");
 	ibv_close_device(fresh);
 
-	printf("intruder: %d checks, %d failed\n", checks, failures);
-	return failures ? 1 : 0;
+	printf("intruder: %d checks, %d failed\n", vt_checks, vt_failures);
+	return vt_failures ? 1 : 0;
 }
 
 /* -------------------------------------------------------------- fill -- */
@@ -744,14 +643,14 @@ static int fill_main(int argc, char **argv)
 
 	page = aligned_alloc(4096, 4096);
 	if (!page)
-		die("aligned_alloc");
+		vt_die("aligned_alloc");
 	memset(page, 0, 4096);
-	ctx = open_by_name(argv[0]);
+	ctx = vt_open_device(argv[0]);
 	if (ibv_query_device(ctx, &attr))
-		die("ibv_query_device");
+		vt_die("ibv_query_device");
 	pd = ibv_alloc_pd(ctx);
 	if (!pd)
-		die("ibv_alloc_pd");
+		vt_die("ibv_alloc_pd");
 	for (tok = strtok_r(kinds, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		for (k = 0; k < K_NR && strcmp(tok, kind_name[k]); k++)
@@ -766,7 +665,7 @@ static int fill_main(int argc, char **argv)
 		struct pile *p = &pile[order[i]];
 
 		k = order[i];
-		t0 = now_ms();
+		t0 = vt_now_ms();
 		e = 0;
 		/*
 		 * The QPs' CQ, made when needed: with the CQ table full (by
@@ -776,7 +675,7 @@ static int fill_main(int argc, char **argv)
 			cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
 			if (!cq) {
 				e = errno;
-				printf("fill qp: the QPs' CQ: %s\n", ename(e));
+				printf("fill qp: the QPs' CQ: %s\n", vt_errname(e));
 			}
 		}
 		while (!e && p->n < max) {
@@ -790,22 +689,22 @@ static int fill_main(int argc, char **argv)
 				p->cap = p->cap ? 2 * p->cap : 1024;
 				p->obj = realloc(p->obj, p->cap * sizeof(*p->obj));
 				if (!p->obj)
-					die("realloc");
+					vt_die("realloc");
 			}
 			p->obj[p->n++] = o;
 		}
 		if (!e)
 			printf("fill %s: %d created in %llu ms, stopped at the maximum asked\n",
 			       kind_name[k], p->n,
-			       (unsigned long long)(now_ms() - t0));
+			       (unsigned long long)(vt_now_ms() - t0));
 		else
 			printf("fill %s: %d created in %llu ms, stopped by %s (%s)\n",
 			       kind_name[k], p->n,
-			       (unsigned long long)(now_ms() - t0), ename(e),
+			       (unsigned long long)(vt_now_ms() - t0), vt_errname(e),
 			       strerror(e));
 		if (e)
-			check(clean_errno(e), "fill %s: the failure is a clean errno (%s)",
-			      kind_name[k], ename(e));
+			vt_check(clean_errno(e), "fill %s: the failure is a clean errno (%s)",
+			      kind_name[k], vt_errname(e));
 	}
 	if (hold) {
 		printf("holding\n");
@@ -815,21 +714,21 @@ static int fill_main(int argc, char **argv)
 		struct pile *p = &pile[order[i]];
 
 		k = order[i];
-		t0 = now_ms();
+		t0 = vt_now_ms();
 		for (bad = 0; p->n > 0; p->n--)
 			bad += destroy_one(k, p->obj[p->n - 1]) != 0;
 		printf("freed %s in %llu ms\n", kind_name[k],
-		       (unsigned long long)(now_ms() - t0));
-		check(!bad, "fill %s: every one destroyed (%d failed)",
+		       (unsigned long long)(vt_now_ms() - t0));
+		vt_check(!bad, "fill %s: every one destroyed (%d failed)",
 		      kind_name[k], bad);
 		free(p->obj);
 	}
 	if ((cq && ibv_destroy_cq(cq)) || ibv_dealloc_pd(pd) ||
 	    ibv_close_device(ctx))
-		die("fill teardown");
+		vt_die("fill teardown");
 	free(kinds);
 	free(page);
-	return failures ? 1 : 0;
+	return vt_failures ? 1 : 0;
 }
 
 /* ------------------------------------------------------------ limits -- */
@@ -838,8 +737,8 @@ static void expect_fail(void *o, int want, const char *what)
 {
 	int e = errno;
 
-	check(!o && e == want, "%s: %s (want %s)", what,
-	      o ? "created" : ename(e), ename(want));
+	vt_check(!o && e == want, "%s: %s (want %s)", what,
+	      o ? "created" : vt_errname(e), vt_errname(want));
 }
 
 static int limits_main(char **argv)
@@ -855,9 +754,9 @@ static int limits_main(char **argv)
 	size_t lim;
 	uint8_t *big;
 
-	ctx = open_by_name(argv[0]);
+	ctx = vt_open_device(argv[0]);
 	if (ibv_query_device(ctx, &attr))
-		die("ibv_query_device");
+		vt_die("ibv_query_device");
 	printf("limits: max_qp %d max_qp_wr %d max_send_sge %d max_cq %d "
 	       "max_cqe %d max_mr %d max_pd %d max_mr_size 0x%llx\n",
 	       attr.max_qp, attr.max_qp_wr, attr.max_sge, attr.max_cq,
@@ -865,16 +764,16 @@ static int limits_main(char **argv)
 	       (unsigned long long)attr.max_mr_size);
 	pd = ibv_alloc_pd(ctx);
 	if (!pd)
-		die("ibv_alloc_pd");
+		vt_die("ibv_alloc_pd");
 
 	errno = 0;
 	cq = ibv_create_cq(ctx, attr.max_cqe + 1, NULL, NULL, 0);
 	expect_fail(cq, EINVAL, "a CQ of max_cqe + 1 entries");
 	ok = ibv_create_cq(ctx, attr.max_cqe, NULL, NULL, 0);
-	check(ok && ok->cqe >= attr.max_cqe - 1, "a CQ of max_cqe (%d) entries: %s, cqe %d",
-	      attr.max_cqe, ok ? "created" : ename(errno), ok ? ok->cqe : 0);
+	vt_check(ok && ok->cqe >= attr.max_cqe - 1, "a CQ of max_cqe (%d) entries: %s, cqe %d",
+	      attr.max_cqe, ok ? "created" : vt_errname(errno), ok ? ok->cqe : 0);
 	if (!ok)
-		die("ibv_create_cq");
+		vt_die("ibv_create_cq");
 	qa.send_cq = ok;
 	qa.recv_cq = ok;
 	qa.qp_type = IBV_QPT_RC;
@@ -891,7 +790,7 @@ static int limits_main(char **argv)
 	qp = ibv_create_qp(pd, &qa);
 	expect_fail(qp, EINVAL, "a QP of max_send_sge + 1 SGEs");
 	if (ibv_destroy_cq(ok))
-		die("ibv_destroy_cq");
+		vt_die("ibv_destroy_cq");
 
 	/*
 	 * RLIMIT_MEMLOCK: what ib_umem_get charges to the process's pinned
@@ -899,7 +798,7 @@ static int limits_main(char **argv)
 	 * any page is pinned.
 	 */
 	if (getrlimit(RLIMIT_MEMLOCK, &rl))
-		die("getrlimit");
+		vt_die("getrlimit");
 	if (rl.rlim_cur == RLIM_INFINITY || !geteuid()) {
 		printf("note: RLIMIT_MEMLOCK not enforced here (root or unlimited)\n");
 		goto out;
@@ -909,29 +808,29 @@ static int limits_main(char **argv)
 	big = mmap(NULL, 2 * lim, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (big == MAP_FAILED)
-		die("mmap");
+		vt_die("mmap");
 	errno = 0;
 	mr = ibv_reg_mr(pd, big, 2 * lim, IBV_ACCESS_LOCAL_WRITE);
 	expect_fail(mr, ENOMEM, "an MR of twice RLIMIT_MEMLOCK");
 	mr = ibv_reg_mr(pd, big, lim / 2, IBV_ACCESS_LOCAL_WRITE);
-	check(mr, "an MR of half RLIMIT_MEMLOCK: %s", mr ? "registered" : ename(errno));
+	vt_check(mr, "an MR of half RLIMIT_MEMLOCK: %s", mr ? "registered" : vt_errname(errno));
 	errno = 0;
 	mr2 = ibv_reg_mr(pd, big + lim / 2, lim / 2 + 4096, IBV_ACCESS_LOCAL_WRITE);
 	expect_fail(mr2, ENOMEM, "another MR that takes the total above the limit");
 	if (mr && ibv_dereg_mr(mr))
-		die("ibv_dereg_mr");
+		vt_die("ibv_dereg_mr");
 	/* What dereg gave back is available again: the charge is undone. */
 	mr = ibv_reg_mr(pd, big + lim / 2, lim / 2 + 4096, IBV_ACCESS_LOCAL_WRITE);
-	check(mr, "the same MR after the first was deregistered: %s",
-	      mr ? "registered" : ename(errno));
+	vt_check(mr, "the same MR after the first was deregistered: %s",
+	      mr ? "registered" : vt_errname(errno));
 	if (mr && ibv_dereg_mr(mr))
-		die("ibv_dereg_mr");
+		vt_die("ibv_dereg_mr");
 	munmap(big, 2 * lim);
 out:
 	if (ibv_dealloc_pd(pd) || ibv_close_device(ctx))
-		die("limits teardown");
-	printf("limits: %d checks, %d failed\n", checks, failures);
-	return failures ? 1 : 0;
+		vt_die("limits teardown");
+	printf("limits: %d checks, %d failed\n", vt_checks, vt_failures);
+	return vt_failures ? 1 : 0;
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Copyright (c) 2026 The virtio-rdma authors
+ *
+ * The test programs' shared helpers: see vt.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "vt.h"
+
+int vt_checks;
+int vt_failures;
+
+void vt_check(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	vt_checks++;
+	printf("%s: ", ok ? "ok" : "FAIL");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	if (!ok)
+		vt_failures++;
+}
+
+void vt_die(const char *what)
+{
+	printf("FAIL: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+const char *vt_errname(int e)
+{
+	const char *n = strerrorname_np(e);
+
+	return n ? n : "?";
+}
+
+uint64_t vt_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void vt_sleep_us(unsigned int us)
+{
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000L };
+
+	nanosleep(&ts, NULL);
+}
+
+struct ibv_context *vt_open_device(const char *name)
+{
+	struct ibv_context *ctx = NULL;
+	struct ibv_device **list;
+	int i, n;
+
+	list = ibv_get_device_list(&n);
+	if (!list)
+		vt_die("ibv_get_device_list");
+	for (i = 0; i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			break;
+	if (i == n) {
+		printf("FAIL: no device %s\n", name);
+		exit(1);
+	}
+	ctx = ibv_open_device(list[i]);
+	if (!ctx)
+		vt_die("ibv_open_device");
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+static void vt_modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask,
+		      const char *what)
+{
+	if (ibv_modify_qp(qp, a, mask))
+		vt_die(what);
+}
+
+void vt_qp_connect(struct ibv_qp *qp, const struct vt_conn *c)
+{
+	bool ud = qp->qp_type == IBV_QPT_UD, rc = qp->qp_type == IBV_QPT_RC;
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qkey = c->qkey,
+		.qp_access_flags = c->access,
+	};
+	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+
+	vt_modify(qp, &a, mask | (ud ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS),
+		  "modify_qp INIT");
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	mask = IBV_QP_STATE;
+	if (!ud) {
+		a.path_mtu = IBV_MTU_1024;
+		a.dest_qp_num = c->dqpn;
+		a.rq_psn = c->psn;
+		a.ah_attr.is_global = 1;
+		a.ah_attr.grh.dgid = c->dgid;
+		a.ah_attr.grh.sgid_index = c->sgid_index;
+		a.ah_attr.grh.hop_limit = 1;
+		a.ah_attr.port_num = 1;
+		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			IBV_QP_RQ_PSN;
+	}
+	if (rc) {
+		a.max_dest_rd_atomic = 1;
+		a.min_rnr_timer = c->min_rnr_timer ? c->min_rnr_timer : 1;
+		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+	}
+	vt_modify(qp, &a, mask, "modify_qp RTR");
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = c->psn;
+	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
+	if (rc) {
+		a.timeout = c->timeout ? c->timeout : 14;
+		a.retry_cnt = 7;
+		a.rnr_retry = 7;
+		a.max_rd_atomic = 1;
+		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			IBV_QP_MAX_QP_RD_ATOMIC;
+	}
+	vt_modify(qp, &a, mask, "modify_qp RTS");
+}
