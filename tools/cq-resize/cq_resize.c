@@ -38,6 +38,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "vt.h"
+
 #define MSG		64
 #define NSLOT		64
 #define WAIT_MS		5000
@@ -53,74 +55,19 @@ static struct ibv_qp *qa, *qb;
 static union ibv_gid gid;
 static int gidx;
 static uint8_t *buf;
-static int failures;
 static uint64_t next_wr;	/* wr_id of the next message */
 static uint64_t next_poll;	/* wr_id the next polled receive must have */
 
-static void check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s: ", ok ? "ok" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!ok)
-		failures++;
-}
-
-static void die(const char *what)
-{
-	printf("FAIL: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void qp_connect(struct ibv_qp *qp, uint32_t dqpn)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
+	struct vt_conn c = {
+		.dgid = gid,
+		.sgid_index = gidx,
+		.dqpn = dqpn,
+		.psn = 0x100,
 	};
 
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		die("modify_qp INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dqpn;
-	a.rq_psn = 0x100;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = gid;
-	a.ah_attr.grh.sgid_index = gidx;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		die("modify_qp RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0x100;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-			  IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
-		die("modify_qp RTS");
+	vt_qp_connect(qp, &c);
 }
 
 static struct ibv_qp *qp_new(struct ibv_cq *recv_cq)
@@ -139,7 +86,7 @@ static struct ibv_qp *qp_new(struct ibv_cq *recv_cq)
 	struct ibv_qp *qp = ibv_create_qp(pd, &a);
 
 	if (!qp)
-		die("ibv_create_qp");
+		vt_die("ibv_create_qp");
 	return qp;
 }
 
@@ -159,28 +106,28 @@ static void send_msgs(int n)
 		rwr.sg_list = &sge;
 		rwr.num_sge = 1;
 		if (ibv_post_recv(qb, &rwr, &rbad))
-			die("ibv_post_recv");
+			vt_die("ibv_post_recv");
 		swr.wr_id = next_wr;
 		swr.sg_list = &sge;
 		swr.num_sge = 1;
 		swr.opcode = IBV_WR_SEND;
 		swr.send_flags = IBV_SEND_SIGNALED;
 		if (ibv_post_send(qa, &swr, &sbad))
-			die("ibv_post_send");
+			vt_die("ibv_post_send");
 	}
 }
 
 /* Waits until the last @n sends completed: their receives are in @cq. */
 static void wait_sends(int n)
 {
-	uint64_t end = now_ms() + WAIT_MS;
+	uint64_t end = vt_now_ms() + WAIT_MS;
 	struct ibv_wc wc;
 	int got = 0, r;
 
-	while (got < n && now_ms() < end) {
+	while (got < n && vt_now_ms() < end) {
 		r = ibv_poll_cq(scq, 1, &wc);
 		if (r < 0)
-			die("ibv_poll_cq (sends)");
+			vt_die("ibv_poll_cq (sends)");
 		if (r && wc.status != IBV_WC_SUCCESS) {
 			printf("FAIL: send %llu: %s\n",
 			       (unsigned long long)wc.wr_id,
@@ -202,15 +149,15 @@ static void wait_sends(int n)
  */
 static void poll_recvs(int n, const char *when)
 {
-	uint64_t end = now_ms() + WAIT_MS, first = next_poll;
+	uint64_t end = vt_now_ms() + WAIT_MS, first = next_poll;
 	struct ibv_wc wc[4];
 	int got = 0, r, i;
 	bool ok = true;
 
-	while (got < n && now_ms() < end) {
+	while (got < n && vt_now_ms() < end) {
 		r = ibv_poll_cq(cq, n - got < 4 ? n - got : 4, wc);
 		if (r < 0)
-			die("ibv_poll_cq");
+			vt_die("ibv_poll_cq");
 		for (i = 0; i < r; i++, next_poll++)
 			if (wc[i].wr_id != next_poll ||
 			    wc[i].status != IBV_WC_SUCCESS ||
@@ -223,7 +170,7 @@ static void poll_recvs(int n, const char *when)
 			}
 		got += r;
 	}
-	check(ok && got == n, "%s: receives %llu..%llu once each, in order (%d of %d)",
+	vt_check(ok && got == n, "%s: receives %llu..%llu once each, in order (%d of %d)",
 	      when, (unsigned long long)first,
 	      (unsigned long long)first + n - 1, got, n);
 }
@@ -233,7 +180,7 @@ static void expect_empty(const char *when)
 	struct ibv_wc wc;
 	int r = ibv_poll_cq(cq, 1, &wc);
 
-	check(r == 0, "%s: nothing more in the CQ (poll gave %d)", when, r);
+	vt_check(r == 0, "%s: nothing more in the CQ (poll gave %d)", when, r);
 }
 
 static int resize(int cqe)
@@ -251,7 +198,7 @@ static int ring_maps(void)
 	int n = 0;
 
 	if (!f)
-		die("/proc/self/maps");
+		vt_die("/proc/self/maps");
 	while (fgets(line, sizeof(line), f))
 		if (strstr(line, "/dev/infiniband/uverbs"))
 			n++;
@@ -269,7 +216,7 @@ static bool comp_event(int ms)
 	if (poll(&pfd, 1, ms) <= 0)
 		return false;
 	if (ibv_get_cq_event(ch, &ev_cq, &ev_ctx))
-		die("ibv_get_cq_event");
+		vt_die("ibv_get_cq_event");
 	ibv_ack_cq_events(ev_cq, 1);
 	return ev_cq == cq;
 }
@@ -311,35 +258,14 @@ static void poll_without_syscalls(int n)
 	/* The control: a verb that must enter the kernel is counted. */
 	fd_calls = 0;
 	if (ibv_query_device(ctx, &attr))
-		die("ibv_query_device");
-	check(fd_calls > 0, "control: ibv_query_device counted %d call(s) on the command fd",
+		vt_die("ibv_query_device");
+	vt_check(fd_calls > 0, "control: ibv_query_device counted %d call(s) on the command fd",
 	      fd_calls);
 	fd_calls = 0;
 	poll_recvs(n, "polled while counting system calls");
-	check(fd_calls == 0, "ibv_poll_cq on the resized ring: %d call(s) on the command fd",
+	vt_check(fd_calls == 0, "ibv_poll_cq on the resized ring: %d call(s) on the command fd",
 	      fd_calls);
 	counted_fd = -1;
-}
-
-static void open_device(const char *name)
-{
-	struct ibv_device **list;
-	int i, n;
-
-	list = ibv_get_device_list(&n);
-	if (!list)
-		die("ibv_get_device_list");
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			break;
-	if (i == n) {
-		printf("FAIL: no device %s\n", name);
-		exit(1);
-	}
-	ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!ctx)
-		die("ibv_open_device");
 }
 
 int main(int argc, char **argv)
@@ -353,86 +279,86 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	gidx = atoi(argv[2]);
-	open_device(argv[1]);
+	ctx = vt_open_device(argv[1]);
 	if (ibv_query_device(ctx, &attr) || ibv_query_gid(ctx, 1, gidx, &gid))
-		die("ibv_query_device/gid");
+		vt_die("ibv_query_device/gid");
 	pd = ibv_alloc_pd(ctx);
 	buf = calloc(NSLOT, MSG);
 	if (!pd || !buf)
-		die("pd/buf");
+		vt_die("pd/buf");
 	mr = ibv_reg_mr(pd, buf, NSLOT * MSG, IBV_ACCESS_LOCAL_WRITE);
 	ch = ibv_create_comp_channel(ctx);
 	scq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
 	cq = ibv_create_cq(ctx, 16, NULL, ch, 0);
 	if (!mr || !ch || !scq || !cq)
-		die("mr/channel/cq");
+		vt_die("mr/channel/cq");
 	qa = qp_new(scq);
 	qb = qp_new(cq);
 	qp_connect(qa, qb->qp_num);
 	qp_connect(qb, qa->qp_num);
 	maps = ring_maps();
-	check(cq->cqe == 16, "created with 16 CQEs: cqe %d", cq->cqe);
+	vt_check(cq->cqe == 16, "created with 16 CQEs: cqe %d", cq->cqe);
 
 	/* Grow while the receive CQEs are being written. */
 	send_msgs(BURST);
 	err = resize(100);
-	check(!err && cq->cqe == 128,
+	vt_check(!err && cq->cqe == 128,
 	      "grow to 100 with %d receives in flight: %s, cqe %d", BURST,
 	      strerror(err), cq->cqe);
 	wait_sends(BURST);
 
 	/* BURST unpolled: 8 cannot hold them, and the CQ stays as it was. */
 	err = resize(8);
-	check(err == EINVAL && cq->cqe == 128,
+	vt_check(err == EINVAL && cq->cqe == 128,
 	      "shrink to 8 below %d unpolled: %s (want EINVAL), cqe %d",
 	      BURST, strerror(err), cq->cqe);
 	poll_recvs(5, "after the refused shrink");
 
 	/* 7 unpolled: exactly a depth of 8. */
 	err = resize(7);
-	check(!err && cq->cqe == 8, "shrink to 7 with 7 unpolled: %s, cqe %d",
+	vt_check(!err && cq->cqe == 8, "shrink to 7 with 7 unpolled: %s, cqe %d",
 	      strerror(err), cq->cqe);
 	send_msgs(1);
 	wait_sends(1);
 	err = resize(4);
-	check(err == EINVAL && cq->cqe == 8,
+	vt_check(err == EINVAL && cq->cqe == 8,
 	      "shrink a full 8-entry CQ to 4: %s (want EINVAL), cqe %d",
 	      strerror(err), cq->cqe);
 	poll_recvs(8, "after growing and shrinking");
 	expect_empty("after growing and shrinking");
 
 	err = resize(0);
-	check(err == EINVAL, "resize to 0: %s (want EINVAL)", strerror(err));
+	vt_check(err == EINVAL, "resize to 0: %s (want EINVAL)", strerror(err));
 	err = resize(attr.max_cqe + 1);
-	check(err == EINVAL, "resize to max_cqe + 1 (%d): %s (want EINVAL)",
+	vt_check(err == EINVAL, "resize to max_cqe + 1 (%d): %s (want EINVAL)",
 	      attr.max_cqe + 1, strerror(err));
 	err = resize(attr.max_cqe);
-	check(!err && cq->cqe == attr.max_cqe, "resize to max_cqe: %s, cqe %d",
+	vt_check(!err && cq->cqe == attr.max_cqe, "resize to max_cqe: %s, cqe %d",
 	      strerror(err), cq->cqe);
-	check(ring_maps() == maps,
+	vt_check(ring_maps() == maps,
 	      "ring mappings after 3 resizes: %d, as before (%d): old ones unmapped",
 	      ring_maps(), maps);
 
 	/* Armed across a resize: the next completion raises the event. */
 	if (ibv_req_notify_cq(cq, 0))
-		die("ibv_req_notify_cq");
+		vt_die("ibv_req_notify_cq");
 	err = resize(32);
-	check(!err && cq->cqe == 32, "resize an armed CQ to 32: %s",
+	vt_check(!err && cq->cqe == 32, "resize an armed CQ to 32: %s",
 	      strerror(err));
 	send_msgs(1);
-	check(comp_event(WAIT_MS), "completion event after the resize");
+	vt_check(comp_event(WAIT_MS), "completion event after the resize");
 	poll_recvs(1, "armed across a resize");
 
 	/* An event raised before a resize: delivered once, not again. */
 	if (ibv_req_notify_cq(cq, 0))
-		die("ibv_req_notify_cq");
+		vt_die("ibv_req_notify_cq");
 	send_msgs(1);
 	wait_sends(1);
 	err = resize(64);
-	check(!err && cq->cqe == 64, "resize after the event was raised: %s",
+	vt_check(!err && cq->cqe == 64, "resize after the event was raised: %s",
 	      strerror(err));
-	check(comp_event(WAIT_MS), "the event raised before the resize arrives");
-	check(!comp_event(300), "and only once");
+	vt_check(comp_event(WAIT_MS), "the event raised before the resize arrives");
+	vt_check(!comp_event(300), "and only once");
 	poll_recvs(1, "event before a resize");
 
 	/* A last burst on the final ring, polled without re-arming. */
@@ -455,7 +381,7 @@ int main(int argc, char **argv)
 	ibv_dealloc_pd(pd);
 	ibv_close_device(ctx);
 	free(buf);
-	printf("%s: cq_resize, %d failure(s)\n", failures ? "FAIL" : "ok",
-	       failures);
-	return failures ? 1 : 0;
+	printf("%s: cq_resize, %d failure(s)\n", vt_failures ? "FAIL" : "ok",
+	       vt_failures);
+	return vt_failures ? 1 : 0;
 }

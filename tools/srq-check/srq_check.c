@@ -15,7 +15,6 @@
  */
 #include <errno.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +23,8 @@
 #include <time.h>
 
 #include <infiniband/verbs.h>
+
+#include "vt.h"
 
 #define NQP		2
 #define SRQ_WR		16
@@ -45,63 +46,23 @@ struct dev {
 };
 
 static struct dev da, db;
-static int failures, checks;
 
-static void check(bool ok, const char *fmt, ...)
+static void dev_open(struct dev *d)
 {
-	va_list ap;
-
-	checks++;
-	printf("%s: ", ok ? "ok" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!ok)
-		failures++;
-}
-
-static void die(const char *what)
-{
-	printf("FAIL: %s: %s\n", what, strerror(errno));
-	exit(1);
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void dev_open(struct dev *d, struct ibv_device **list, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), d->name))
-			break;
-	if (i == n) {
-		printf("FAIL: no device %s\n", d->name);
-		exit(1);
-	}
-	d->ctx = ibv_open_device(list[i]);
-	if (!d->ctx)
-		die("ibv_open_device");
+	d->ctx = vt_open_device(d->name);
 	d->pd = ibv_alloc_pd(d->ctx);
 	d->cq = ibv_create_cq(d->ctx, 256, NULL, NULL, 0);
 	if (!d->pd || !d->cq)
-		die("pd/cq");
+		vt_die("pd/cq");
 	if (ibv_query_gid(d->ctx, 1, d->gidx, &d->gid))
-		die("ibv_query_gid");
+		vt_die("ibv_query_gid");
 	d->buf = calloc(NSLOT, SLOT);
 	if (!d->buf)
-		die("calloc");
+		vt_die("calloc");
 	d->mr = ibv_reg_mr(d->pd, d->buf, NSLOT * SLOT,
 			   IBV_ACCESS_LOCAL_WRITE);
 	if (!d->mr)
-		die("ibv_reg_mr");
+		vt_die("ibv_reg_mr");
 }
 
 static struct ibv_qp *qp_new(struct dev *d, enum ibv_qp_type type,
@@ -122,62 +83,22 @@ static struct ibv_qp *qp_new(struct dev *d, enum ibv_qp_type type,
 	struct ibv_qp *qp = ibv_create_qp(d->pd, &a);
 
 	if (!qp)
-		die("ibv_create_qp");
+		vt_die("ibv_create_qp");
 	return qp;
-}
-
-static void qp_init(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qkey = UD_QKEY,
-	};
-	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
-
-	mask |= qp->qp_type == IBV_QPT_UD ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS;
-	if (ibv_modify_qp(qp, &a, mask))
-		die("modify_qp INIT");
 }
 
 static void qp_rts(struct ibv_qp *qp, struct dev *self, struct dev *peer,
 		   uint32_t dqpn)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR };
-	int mask = IBV_QP_STATE;
+	struct vt_conn c = {
+		.dgid = peer->gid,
+		.sgid_index = self->gidx,
+		.dqpn = dqpn,
+		.psn = 0x100,
+		.qkey = UD_QKEY,
+	};
 
-	qp_init(qp);
-	if (qp->qp_type == IBV_QPT_RC) {
-		a.path_mtu = IBV_MTU_1024;
-		a.dest_qp_num = dqpn;
-		a.rq_psn = 0x100;
-		a.max_dest_rd_atomic = 1;
-		a.min_rnr_timer = 1;
-		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.dgid = peer->gid;
-		a.ah_attr.grh.sgid_index = self->gidx;
-		a.ah_attr.grh.hop_limit = 1;
-		a.ah_attr.port_num = 1;
-		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			IBV_QP_MIN_RNR_TIMER;
-	}
-	if (ibv_modify_qp(qp, &a, mask))
-		die("modify_qp RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0x100;
-	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
-	if (qp->qp_type == IBV_QPT_RC) {
-		a.timeout = 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		a.max_rd_atomic = 1;
-		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			IBV_QP_MAX_QP_RD_ATOMIC;
-	}
-	if (ibv_modify_qp(qp, &a, mask))
-		die("modify_qp RTS");
+	vt_qp_connect(qp, &c);
 }
 
 static uint8_t pattern(unsigned int msg, unsigned int i)
@@ -233,16 +154,16 @@ static void send_msg(struct ibv_qp *qp, unsigned int msg, struct ibv_ah *ah,
 		wr.wr.ud.remote_qkey = UD_QKEY;
 	}
 	if (ibv_post_send(qp, &wr, &bad))
-		die("ibv_post_send");
+		vt_die("ibv_post_send");
 }
 
 /* Waits for @n completions on @d's CQ; returns how many came. */
 static int poll_n(struct dev *d, struct ibv_wc *wc, int n, int ms)
 {
-	uint64_t end = now_ms() + ms;
+	uint64_t end = vt_now_ms() + ms;
 	int got = 0, r;
 
-	while (got < n && now_ms() < end) {
+	while (got < n && vt_now_ms() < end) {
 		r = ibv_poll_cq(d->cq, n - got, wc + got);
 		if (r < 0)
 			return got;
@@ -267,10 +188,10 @@ static bool next_event(struct dev *d, struct ibv_async_event *ev, int ms)
 /* Waits for event @type on @obj (QP or SRQ), skipping others. */
 static bool wait_event(enum ibv_event_type type, void *obj, int ms)
 {
-	uint64_t end = now_ms() + ms;
+	uint64_t end = vt_now_ms() + ms;
 	struct ibv_async_event ev;
 
-	while (now_ms() < end) {
+	while (vt_now_ms() < end) {
 		if (!next_event(&da, &ev, 50))
 			continue;
 		if (ev.event_type == type && ev.element.qp == obj)
@@ -307,7 +228,7 @@ static void expect_recvs(int n, uint32_t qpn, size_t off, const char *what)
 		if (j == 4096 || p[MSG - 1] != pattern(j, MSG - 1))
 			bad++;
 	}
-	check(got == n && !bad, "%s: %d of %d receives, %d bad", what, got, n,
+	vt_check(got == n && !bad, "%s: %d of %d receives, %d bad", what, got, n,
 	      bad);
 }
 
@@ -318,7 +239,7 @@ static void drain_sends(int n)
 
 	for (i = 0; i < got; i++)
 		bad += wc[i].status != IBV_WC_SUCCESS;
-	check(got == n && !bad, "B: %d of %d sends completed, %d failed", got,
+	vt_check(got == n && !bad, "B: %d of %d sends completed, %d failed", got,
 	      n, bad);
 }
 
@@ -329,13 +250,12 @@ int main(int argc, char **argv)
 	struct ibv_device_attr attr;
 	struct ibv_async_event ev;
 	struct ibv_srq_attr q = {};
-	struct ibv_device **list;
 	struct ibv_ah_attr aha = {};
 	struct ibv_srq *srq, *bad;
 	struct ibv_ah *ah;
 	struct ibv_wc wc[8];
 	unsigned int msg = 0;
-	int n, i, err;
+	int i, err;
 
 	if (argc != 5) {
 		fprintf(stderr, "usage: %s DEV_A GIDX_A DEV_B GIDX_B\n", argv[0]);
@@ -346,16 +266,13 @@ int main(int argc, char **argv)
 	da.gidx = atoi(argv[2]);
 	db.name = argv[3];
 	db.gidx = atoi(argv[4]);
-	list = ibv_get_device_list(&n);
-	if (!list)
-		die("ibv_get_device_list");
-	dev_open(&da, list, n);
-	dev_open(&db, list, n);
+	dev_open(&da);
+	dev_open(&db);
 
 	/* Limits */
 	if (ibv_query_device(da.ctx, &attr))
-		die("ibv_query_device");
-	check(attr.max_srq > 0 && attr.max_srq_wr >= SRQ_WR &&
+		vt_die("ibv_query_device");
+	vt_check(attr.max_srq > 0 && attr.max_srq_wr >= SRQ_WR &&
 	      attr.max_srq_sge >= 1, "limits: max_srq %d max_srq_wr %d max_srq_sge %d",
 	      attr.max_srq, attr.max_srq_wr, attr.max_srq_sge);
 
@@ -363,31 +280,31 @@ int main(int argc, char **argv)
 	sa.attr.max_wr = attr.max_srq_wr + 1;
 	sa.attr.max_sge = 1;
 	bad = ibv_create_srq(da.pd, &sa);
-	check(!bad && errno == EINVAL, "max_wr above max_srq_wr: EINVAL (%s)",
+	vt_check(!bad && errno == EINVAL, "max_wr above max_srq_wr: EINVAL (%s)",
 	      bad ? "created" : strerror(errno));
 	sa.attr.max_wr = SRQ_WR;
 	sa.attr.max_sge = attr.max_srq_sge + 1;
 	bad = ibv_create_srq(da.pd, &sa);
-	check(!bad && errno == EINVAL, "max_sge above max_srq_sge: EINVAL (%s)",
+	vt_check(!bad && errno == EINVAL, "max_sge above max_srq_sge: EINVAL (%s)",
 	      bad ? "created" : strerror(errno));
 	sa.attr.max_sge = 1;
 	sa.attr.srq_limit = SRQ_WR + 1;
 	bad = ibv_create_srq(da.pd, &sa);
-	check(!bad && errno == EINVAL, "srq_limit above max_wr: EINVAL (%s)",
+	vt_check(!bad && errno == EINVAL, "srq_limit above max_wr: EINVAL (%s)",
 	      bad ? "created" : strerror(errno));
 
 	sa.attr.srq_limit = 0;
 	srq = ibv_create_srq(da.pd, &sa);
 	if (!srq)
-		die("ibv_create_srq");
-	check(sa.attr.max_wr >= SRQ_WR && sa.attr.max_sge >= 1,
+		vt_die("ibv_create_srq");
+	vt_check(sa.attr.max_wr >= SRQ_WR && sa.attr.max_sge >= 1,
 	      "create: max_wr %u max_sge %u", sa.attr.max_wr, sa.attr.max_sge);
 	q.srq_limit = sa.attr.max_wr + 1;
 	err = ibv_modify_srq(srq, &q, IBV_SRQ_LIMIT);
-	check(err == EINVAL, "modify srq_limit above max_wr: EINVAL (%d)", err);
+	vt_check(err == EINVAL, "modify srq_limit above max_wr: EINVAL (%d)", err);
 	q.max_wr = 2 * sa.attr.max_wr;
 	err = ibv_modify_srq(srq, &q, IBV_SRQ_MAX_WR);
-	check(err != 0, "modify max_wr (no resize offered): refused (%d)", err);
+	vt_check(err != 0, "modify max_wr (no resize offered): refused (%d)", err);
 
 	/* Two RC QPs of A on the SRQ, each connected to a plain QP of B. */
 	for (i = 0; i < NQP; i++) {
@@ -402,63 +319,63 @@ int main(int argc, char **argv)
 		struct ibv_recv_wr rwr = {}, *rbad;
 
 		err = ibv_post_recv(qa[0], &rwr, &rbad);
-		check(err != 0, "post_recv on a QP with an SRQ: refused (%d)",
+		vt_check(err != 0, "post_recv on a QP with an SRQ: refused (%d)",
 		      err);
 	}
 
 	/* 10 WQEs, limit 8: the third take leaves 7 and fires, once. */
-	check(!srq_post(srq, 0, 10), "post 10 receives to the SRQ");
+	vt_check(!srq_post(srq, 0, 10), "post 10 receives to the SRQ");
 	q.srq_limit = 8;
-	check(!ibv_modify_srq(srq, &q, IBV_SRQ_LIMIT), "arm srq_limit 8");
+	vt_check(!ibv_modify_srq(srq, &q, IBV_SRQ_LIMIT), "arm srq_limit 8");
 	memset(&q, 0, sizeof(q));
 	err = ibv_query_srq(srq, &q);
-	check(!err && q.srq_limit == 8 && q.max_wr == sa.attr.max_wr,
+	vt_check(!err && q.srq_limit == 8 && q.max_wr == sa.attr.max_wr,
 	      "query: limit %u max_wr %u", q.srq_limit, q.max_wr);
 	send_msg(qb[0], msg++, NULL, 0);
 	expect_recvs(1, qa[0]->qp_num, 0, "RC qp 0, 1 message");
 	send_msg(qb[1], msg++, NULL, 0);
 	expect_recvs(1, qa[1]->qp_num, 0, "RC qp 1, 1 message");
-	check(!next_event(&da, &ev, 300), "no limit event with 8 WQEs left");
+	vt_check(!next_event(&da, &ev, 300), "no limit event with 8 WQEs left");
 	send_msg(qb[0], msg++, NULL, 0);
 	expect_recvs(1, qa[0]->qp_num, 0, "RC qp 0, 1 message");
-	check(wait_event(IBV_EVENT_SRQ_LIMIT_REACHED, srq, WAIT_MS),
+	vt_check(wait_event(IBV_EVENT_SRQ_LIMIT_REACHED, srq, WAIT_MS),
 	      "SRQ_LIMIT_REACHED with 7 WQEs left");
 	memset(&q, 0, sizeof(q));
 	err = ibv_query_srq(srq, &q);
-	check(!err && q.srq_limit == 0,
+	vt_check(!err && q.srq_limit == 0,
 	      "query after the event: limit %u (disarmed)", q.srq_limit);
 	send_msg(qb[1], msg++, NULL, 0);
 	send_msg(qb[1], msg++, NULL, 0);
 	expect_recvs(2, qa[1]->qp_num, 0, "RC qp 1, 2 messages");
-	check(!next_event(&da, &ev, 300), "one-shot: no second limit event");
+	vt_check(!next_event(&da, &ev, 300), "one-shot: no second limit event");
 	drain_sends(5);
 
 	/* 5 left: both QPs use the SRQ; it cannot go. */
 	errno = 0;
 	err = ibv_destroy_srq(srq);
-	check(err == EBUSY, "destroy an SRQ with QPs: EBUSY (%d)", err);
+	vt_check(err == EBUSY, "destroy an SRQ with QPs: EBUSY (%d)", err);
 
 	/* QP 0 to ERR: LAST_WQE_REACHED, and the SRQ keeps its 5 WQEs. */
 	{
 		struct ibv_qp_attr e = { .qp_state = IBV_QPS_ERR };
 
-		check(!ibv_modify_qp(qa[0], &e, IBV_QP_STATE), "qp 0 to ERR");
+		vt_check(!ibv_modify_qp(qa[0], &e, IBV_QP_STATE), "qp 0 to ERR");
 	}
-	check(wait_event(IBV_EVENT_QP_LAST_WQE_REACHED, qa[0], WAIT_MS),
+	vt_check(wait_event(IBV_EVENT_QP_LAST_WQE_REACHED, qa[0], WAIT_MS),
 	      "QP_LAST_WQE_REACHED for qp 0");
-	check(poll_n(&da, wc, 1, 300) == 0, "no completion for the SRQ's WQEs");
+	vt_check(poll_n(&da, wc, 1, 300) == 0, "no completion for the SRQ's WQEs");
 	/* Re-armed at 3: 5 -> 2 after three takes. */
 	q.srq_limit = 3;
-	check(!ibv_modify_srq(srq, &q, IBV_SRQ_LIMIT), "re-arm srq_limit 3");
+	vt_check(!ibv_modify_srq(srq, &q, IBV_SRQ_LIMIT), "re-arm srq_limit 3");
 	for (i = 0; i < 5; i++)
 		send_msg(qb[1], msg++, NULL, 0);
 	expect_recvs(5, qa[1]->qp_num, 0, "RC qp 1 after qp 0's ERR, 5 messages");
 	drain_sends(5);
-	check(wait_event(IBV_EVENT_SRQ_LIMIT_REACHED, srq, WAIT_MS),
+	vt_check(wait_event(IBV_EVENT_SRQ_LIMIT_REACHED, srq, WAIT_MS),
 	      "re-armed SRQ_LIMIT_REACHED");
 
 	/* UD: one QP of A on the SRQ, a 40-byte GRH before the data. */
-	check(!srq_post(srq, 10, 4), "post 4 more receives");
+	vt_check(!srq_post(srq, 10, 4), "post 4 more receives");
 	ua = qp_new(&da, IBV_QPT_UD, srq);
 	ub = qp_new(&db, IBV_QPT_UD, NULL);
 	qp_rts(ua, &da, &db, 0);
@@ -470,7 +387,7 @@ int main(int argc, char **argv)
 	aha.port_num = 1;
 	ah = ibv_create_ah(db.pd, &aha);
 	if (!ah)
-		die("ibv_create_ah");
+		vt_die("ibv_create_ah");
 	for (i = 0; i < 3; i++)
 		send_msg(ub, msg++, ah, ua->qp_num);
 	expect_recvs(3, ua->qp_num, 40, "UD on the SRQ, 3 messages");
@@ -485,7 +402,7 @@ int main(int argc, char **argv)
 		ibv_destroy_qp(qb[i]);
 	}
 	err = ibv_destroy_srq(srq);
-	check(!err, "destroy the SRQ with a WQE in it (%d)", err);
+	vt_check(!err, "destroy the SRQ with a WQE in it (%d)", err);
 
 	ibv_dereg_mr(da.mr);
 	ibv_dereg_mr(db.mr);
@@ -495,7 +412,6 @@ int main(int argc, char **argv)
 	ibv_dealloc_pd(db.pd);
 	ibv_close_device(da.ctx);
 	ibv_close_device(db.ctx);
-	ibv_free_device_list(list);
-	printf("srq_check: %d checks, %d failures\n", checks, failures);
-	return failures ? 1 : 0;
+	printf("srq_check: %d checks, %d failures\n", vt_checks, vt_failures);
+	return vt_failures ? 1 : 0;
 }
