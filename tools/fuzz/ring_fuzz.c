@@ -57,11 +57,18 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <infiniband/virtio_rdmadv.h>
 
 #include "fuzz_common.h"
+#include "vt.h"
+#include "vt_ring.h"
 
 #define NPAIRS		4
 #define UD_PAIR		3	/* the others are RC */
@@ -119,7 +126,7 @@ struct stats {
 };
 
 static struct dev devs[2];
-static struct victim_info victim;
+static struct vt_victim victim;
 static struct pair pairs[NPAIRS];
 static struct stats st;
 static uint64_t seed = 1;
@@ -209,14 +216,6 @@ static void check_guards(struct dev *d, const char *when)
 	}
 }
 
-static void modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask,
-		   const char *what)
-{
-	errno = ibv_modify_qp(qp, a, mask);
-	if (errno)
-		die(what);
-}
-
 /*
  * RC: short timeouts and few retries, so that a QP whose peer stopped
  * answering (or whose receives are garbage) fails within milliseconds
@@ -224,50 +223,24 @@ static void modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask,
  */
 static void rc_connect(struct side *s, struct side *peer)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC,
+	struct vt_conn c = {
+		.dgid = peer->d->gid,
+		.sgid_index = s->d->gidx,
+		.dqpn = peer->qp->qp_num,
+		.psn = 0x1000,
+		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			  IBV_ACCESS_REMOTE_ATOMIC,
+		.timeout = 8,		/* 4.096 us << 8: about 1 ms */
+		.retry_cnt = 2,
+		.rnr_retry = 2,
 	};
 
-	modify(s->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-	       IBV_QP_ACCESS_FLAGS, "modify_qp INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = peer->qp->qp_num;
-	a.rq_psn = 0x1000;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = peer->d->gid;
-	a.ah_attr.grh.sgid_index = s->d->gidx;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.port_num = 1;
-	modify(s->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-	       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-	       IBV_QP_MIN_RNR_TIMER, "modify_qp RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 8;		/* 4.096 us << 8: about 1 ms */
-	a.retry_cnt = 2;
-	a.rnr_retry = 2;
-	a.sq_psn = 0x1000;
-	a.max_rd_atomic = 1;
-	modify(s->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-	       IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC,
-	       "modify_qp RTS");
+	vt_qp_connect(s->qp, &c);
 }
 
 static void ud_connect(struct side *s, struct side *peer)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qkey = QKEY,
-	};
+	struct vt_conn c = { .qkey = QKEY };
 	struct ibv_ah_attr ah = {
 		.is_global = 1,
 		.grh = { .dgid = peer->d->gid, .sgid_index = s->d->gidx,
@@ -275,13 +248,7 @@ static void ud_connect(struct side *s, struct side *peer)
 		.port_num = 1,
 	};
 
-	modify(s->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-	       IBV_QP_QKEY, "modify_qp UD INIT");
-	a.qp_state = IBV_QPS_RTR;
-	modify(s->qp, &a, IBV_QP_STATE, "modify_qp UD RTR");
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	modify(s->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN, "modify_qp UD RTS");
+	vt_qp_connect(s->qp, &c);
 	/*
 	 * The provider resolves the peer's MAC through the neighbour table
 	 * of the calling thread's namespace: the one of this side's netdev.
@@ -474,7 +441,7 @@ static uint64_t pick_addr(struct pair *p, struct rng *r)
 	case 3:
 		return (uintptr_t)p->x.d->buf + rng_below(r, BUF_SIZE);
 	case 4:
-		return victim.addr + rng_below(r, VICTIM_LEN);
+		return victim.addr + rng_below(r, VT_VICTIM_LEN);
 	case 5:
 		return mr_addr(p->y.d) + rng_below(r, MR_LEN + 64);
 	case 6:
@@ -813,7 +780,7 @@ static void *scribbler(void *arg)
 		 * so that some WQEs reach the device intact.
 		 */
 		if (!rng_one_in(&r, 4))
-			sleep_us(rng_below(&r, 2000));
+			vt_sleep_us(rng_below(&r, 2000));
 	}
 	return NULL;
 }
@@ -1209,11 +1176,11 @@ static int fuzz_main(unsigned long max_iters, unsigned int seconds)
 	       max_iters, seconds);
 	if (pthread_create(&thread, NULL, scribbler, NULL))
 		die("pthread_create");
-	end = now_ms() + seconds * 1000ULL;
+	end = vt_now_ms() + seconds * 1000ULL;
 	while (st.iterations < max_iters) {
 		step(&pairs[rng_below(&r, NPAIRS)], &r);
 		st.iterations++;
-		if (!(st.iterations % 256) && now_ms() >= end)
+		if (!(st.iterations % 256) && vt_now_ms() >= end)
 			break;
 		if (!(st.iterations % 5000))
 			printf("... %lu iterations, %lu mutations, %lu renewals\n",
@@ -1319,7 +1286,7 @@ int main(int argc, char **argv)
 	if (!victim_pid) {
 		close(to_child[1]);
 		close(from_child[0]);
-		_exit(victim_main(devs[0].name, from_child[1], to_child[0]));
+		_exit(vt_victim_main(devs[0].name, from_child[1], to_child[0]));
 	}
 	close(to_child[0]);
 	close(from_child[1]);
@@ -1345,10 +1312,10 @@ int main(int argc, char **argv)
 			close(to_child[1]);
 			_exit(fuzz_main(~0UL, 3600));
 		}
-		t0 = now_ms();
-		while (now_ms() < t0 + kill_ms &&
+		t0 = vt_now_ms();
+		while (vt_now_ms() < t0 + kill_ms &&
 		       waitpid(worker, &status, WNOHANG) == 0)
-			sleep_us(10000);
+			vt_sleep_us(10000);
 		if (waitpid(worker, &status, WNOHANG) != 0) {
 			fail("the worker ended before it was killed (status 0x%x)",
 			     status);

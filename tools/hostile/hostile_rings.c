@@ -45,13 +45,15 @@
 #include <infiniband/virtio_rdmadv.h>
 #include <linux/virtio_rdma.h>
 
+#include "vt.h"
+#include "vt_ring.h"
+
 #define DEPTH		16	/* SQ and RQ WRs asked for */
 #define CQ_DEPTH	128	/* room for a flush of both queues and more */
 #define BUF_SIZE	(64 * 1024)
 #define MR_OFF		(4096 + 100)	/* MR inside the buffer, not page aligned */
 #define MR_LEN		(8 * 1024)
 #define GUARD_BYTE	0xa5
-#define VICTIM_LEN	(64 * 1024)
 #define MSG_LEN		64
 #define WAIT_MS		5000	/* bounded time for every expected outcome */
 #define QUIET_MS	500	/* how long "nothing happens" is watched */
@@ -68,13 +70,6 @@ struct dev {
 	struct ibv_mr *mr;
 };
 
-struct victim_info {
-	uint32_t lkey;
-	uint32_t rkey;
-	uint64_t addr;
-	uint64_t len;
-};
-
 struct side {
 	struct dev *d;
 	struct ibv_cq *cq;
@@ -87,7 +82,7 @@ struct pair {
 };
 
 static struct dev devs[2];
-static struct victim_info victim;
+static struct vt_victim victim;
 static int failures;
 static int cases;
 static const char *cur_case = "";
@@ -109,90 +104,6 @@ static void die(const char *what)
 {
 	fprintf(stdout, "FAIL: %s: %s: %s\n", cur_case, what, strerror(errno));
 	exit(1);
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(unsigned int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-static uint8_t victim_pattern(size_t i)
-{
-	return (uint8_t)(i * 131 + 17);
-}
-
-/* ------------------------------------------------------------ victim -- */
-
-/*
- * The victim registers an MR with every access right in its own PD, tells
- * the parent its keys, waits, then checks the pattern.  It runs before the
- * parent opens any device: no verbs state is shared across the fork.
- */
-static int victim_main(const char *devname, int out_fd, int in_fd)
-{
-	struct ibv_device **list;
-	struct ibv_context *ctx = NULL;
-	struct victim_info vi;
-	struct ibv_pd *pd;
-	struct ibv_mr *mr;
-	uint8_t *buf;
-	char c;
-	size_t i;
-	int n, bad = 0;
-
-	list = ibv_get_device_list(&n);
-	for (i = 0; list && i < (size_t)n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), devname))
-			ctx = ibv_open_device(list[i]);
-	if (!ctx)
-		return 2;
-	pd = ibv_alloc_pd(ctx);
-	buf = aligned_alloc(4096, VICTIM_LEN);
-	if (!pd || !buf)
-		return 2;
-	for (i = 0; i < VICTIM_LEN; i++)
-		buf[i] = victim_pattern(i);
-	mr = ibv_reg_mr(pd, buf, VICTIM_LEN,
-			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
-	if (!mr)
-		return 2;
-	vi.lkey = mr->lkey;
-	vi.rkey = mr->rkey;
-	vi.addr = (uintptr_t)buf;
-	vi.len = VICTIM_LEN;
-	if (write(out_fd, &vi, sizeof(vi)) != sizeof(vi))
-		return 2;
-	if (read(in_fd, &c, 1) != 1)
-		return 2;
-	for (i = 0; i < VICTIM_LEN; i++) {
-		if (buf[i] != victim_pattern(i)) {
-			if (!bad)
-				printf("FAIL: victim: byte %zu of its MR changed: 0x%02x\n",
-				       i, buf[i]);
-			bad++;
-		}
-	}
-	if (bad)
-		printf("FAIL: victim: %d bytes of its MR changed\n", bad);
-	else
-		printf("ok: victim: its %d-byte MR is unchanged\n", VICTIM_LEN);
-	ibv_dereg_mr(mr);
-	ibv_dealloc_pd(pd);
-	ibv_close_device(ctx);
-	ibv_free_device_list(list);
-	free(buf);
-	return bad ? 1 : 0;
 }
 
 /* -------------------------------------------------------------- setup -- */
@@ -280,45 +191,18 @@ static struct ibv_qp *qp_new(struct dev *d, struct ibv_cq *cq)
 static void qp_connect(struct side *s, struct dev *peer, uint32_t dqpn,
 		       uint8_t timeout)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.pkey_index = 0,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC,
+	struct vt_conn c = {
+		.dgid = peer->gid,
+		.sgid_index = s->d->gidx,
+		.dqpn = dqpn,
+		.psn = 0x1000,
+		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			  IBV_ACCESS_REMOTE_ATOMIC,
+		.timeout = timeout,
+		.min_rnr_timer = 12,
 	};
 
-	if (ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		die("modify_qp INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dqpn;
-	a.rq_psn = 0x1000;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = peer->gid;
-	a.ah_attr.grh.sgid_index = s->d->gidx;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_AV |
-			  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		die("modify_qp RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = timeout;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 0x1000;
-	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-			  IBV_QP_MAX_QP_RD_ATOMIC))
-		die("modify_qp RTS");
+	vt_qp_connect(s->qp, &c);
 }
 
 static void pair_new(struct pair *p, int x_dev)
@@ -357,26 +241,6 @@ static void pair_free(struct pair *p)
 }
 
 /* ---------------------------------------------------- rings, doorbells -- */
-
-/* ring_ctl words: aligned 32-bit, little-endian, shared with the device. */
-static uint32_t ring_load(__le32 *p)
-{
-	return le32toh(atomic_load_explicit((_Atomic(uint32_t) *)p,
-					    memory_order_relaxed));
-}
-
-static void ring_store(__le32 *p, uint32_t v)
-{
-	atomic_store_explicit((_Atomic(uint32_t) *)p, htole32(v),
-			      memory_order_relaxed);
-}
-
-/* Entries before a prod are written before it (the spec's ordering). */
-static void ring_store_release(__le32 *p, uint32_t v)
-{
-	atomic_store_explicit((_Atomic(uint32_t) *)p, htole32(v),
-			      memory_order_release);
-}
 
 static struct virtio_rdmadv_qp qp_rings(struct side *s)
 {
@@ -544,7 +408,7 @@ static void post_recv(struct side *s, uint64_t wr_id, uint64_t addr,
 /* The next completion of @s's CQ within WAIT_MS; false if none came. */
 static bool poll_one(struct side *s, struct ibv_wc *wc, unsigned int ms)
 {
-	uint64_t end = now_ms() + ms;
+	uint64_t end = vt_now_ms() + ms;
 	int n;
 
 	do {
@@ -555,8 +419,8 @@ static bool poll_one(struct side *s, struct ibv_wc *wc, unsigned int ms)
 		}
 		if (n)
 			return true;
-		sleep_ms(1);
-	} while (now_ms() < end);
+		vt_sleep_us(1000);
+	} while (vt_now_ms() < end);
 	return false;
 }
 
@@ -620,14 +484,14 @@ static enum ibv_qp_state qp_state(struct side *s)
 static void expect_state(struct side *s, enum ibv_qp_state want,
 			 unsigned int ms)
 {
-	uint64_t end = now_ms() + ms;
+	uint64_t end = vt_now_ms() + ms;
 	enum ibv_qp_state st;
 
 	for (;;) {
 		st = qp_state(s);
-		if (st == want || now_ms() >= end)
+		if (st == want || vt_now_ms() >= end)
 			break;
-		sleep_ms(5);
+		vt_sleep_us(5000);
 	}
 	if (st != want)
 		fail("%s: QP 0x%x is in state %d after %u ms, want %d",
@@ -681,14 +545,14 @@ static bool take_event(struct dev *d, enum ibv_event_type type, void *obj)
 /* The async event @type for @obj must arrive within WAIT_MS. */
 static void expect_event(struct dev *d, enum ibv_event_type type, void *obj)
 {
-	uint64_t end = now_ms() + WAIT_MS;
+	uint64_t end = vt_now_ms() + WAIT_MS;
 	struct pollfd pfd = { .fd = d->ctx->async_fd, .events = POLLIN };
 
 	for (;;) {
 		read_async(d);
 		if (take_event(d, type, obj))
 			return;
-		if (now_ms() >= end)
+		if (vt_now_ms() >= end)
 			break;
 		poll(&pfd, 1, 10);
 	}
@@ -700,7 +564,7 @@ static void expect_no_event(struct dev *d, void *obj)
 {
 	int i;
 
-	sleep_ms(50);
+	vt_sleep_us(50000);
 	read_async(d);
 	for (i = 0; i < nevents; i++)
 		if (events[i].d == d && events[i].obj == obj)
@@ -808,9 +672,9 @@ static void case_sq_prod_behind_fetched(void)
 	 * Once the device has taken the WQE it rewrites notify (it waits for
 	 * the ACK, not for a doorbell); the peer never answers.
 	 */
-	end = now_ms() + WAIT_MS;
-	while (!ring_load(&sq_ctl(&p.x)->notify) && now_ms() < end)
-		sleep_ms(5);
+	end = vt_now_ms() + WAIT_MS;
+	while (!ring_load(&sq_ctl(&p.x)->notify) && vt_now_ms() < end)
+		vt_sleep_us(5000);
 	if (!ring_load(&sq_ctl(&p.x)->notify))
 		fail("the device did not take the WQE within %d ms", WAIT_MS);
 	if (ring_load(&sq_ctl(&p.x)->cons) != 0 || poll_one(&p.x, &wc, 0))
@@ -1348,7 +1212,7 @@ int main(int argc, char **argv)
 	if (!pid) {
 		close(to_child[1]);
 		close(from_child[0]);
-		_exit(victim_main(argv[1], from_child[1], to_child[0]));
+		_exit(vt_victim_main(argv[1], from_child[1], to_child[0]));
 	}
 	close(to_child[0]);
 	close(from_child[1]);

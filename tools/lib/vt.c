@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "vt.h"
 
@@ -82,60 +83,76 @@ struct ibv_context *vt_open_device(const char *name)
 	return ctx;
 }
 
-static void vt_modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask,
-		      const char *what)
+int vt_qp_modify(struct ibv_qp *qp, const struct vt_conn *c,
+		 enum ibv_qp_state to)
 {
-	if (ibv_modify_qp(qp, a, mask))
-		vt_die(what);
+	bool ud = qp->qp_type == IBV_QPT_UD, rc = qp->qp_type == IBV_QPT_RC;
+	struct ibv_qp_attr a = { .qp_state = to };
+	int mask = IBV_QP_STATE;
+
+	switch (to) {
+	case IBV_QPS_INIT:
+		a.port_num = 1;
+		a.qkey = c->qkey;
+		a.qp_access_flags = c->access;
+		mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			(ud ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS);
+		break;
+	case IBV_QPS_RTR:
+		if (!ud) {
+			a.path_mtu = IBV_MTU_1024;
+			a.dest_qp_num = c->dqpn;
+			a.rq_psn = c->psn;
+			a.ah_attr.is_global = 1;
+			a.ah_attr.grh.dgid = c->dgid;
+			a.ah_attr.grh.sgid_index = c->sgid_index;
+			a.ah_attr.grh.hop_limit = 1;
+			a.ah_attr.port_num = 1;
+			mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				IBV_QP_RQ_PSN;
+		}
+		if (rc) {
+			a.max_dest_rd_atomic = 1;
+			a.min_rnr_timer = c->min_rnr_timer ? c->min_rnr_timer : 1;
+			mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+		}
+		break;
+	case IBV_QPS_RTS:
+		a.sq_psn = c->psn;
+		mask |= IBV_QP_SQ_PSN;
+		if (rc) {
+			a.timeout = c->timeout ? c->timeout : 14;
+			a.retry_cnt = 7;
+			a.rnr_retry = 7;
+			a.max_rd_atomic = 1;
+			mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+		}
+		break;
+	default:
+		break;
+	}
+	return ibv_modify_qp(qp, &a, mask);
 }
 
 void vt_qp_connect(struct ibv_qp *qp, const struct vt_conn *c)
 {
-	bool ud = qp->qp_type == IBV_QPT_UD, rc = qp->qp_type == IBV_QPT_RC;
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qkey = c->qkey,
-		.qp_access_flags = c->access,
+	static const struct {
+		enum ibv_qp_state to;
+		const char *what;
+	} steps[] = {
+		{ IBV_QPS_INIT, "modify_qp INIT" },
+		{ IBV_QPS_RTR, "modify_qp RTR" },
+		{ IBV_QPS_RTS, "modify_qp RTS" },
 	};
-	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
+	unsigned int i;
+	int err;
 
-	vt_modify(qp, &a, mask | (ud ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS),
-		  "modify_qp INIT");
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	mask = IBV_QP_STATE;
-	if (!ud) {
-		a.path_mtu = IBV_MTU_1024;
-		a.dest_qp_num = c->dqpn;
-		a.rq_psn = c->psn;
-		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.dgid = c->dgid;
-		a.ah_attr.grh.sgid_index = c->sgid_index;
-		a.ah_attr.grh.hop_limit = 1;
-		a.ah_attr.port_num = 1;
-		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			IBV_QP_RQ_PSN;
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		err = vt_qp_modify(qp, c, steps[i].to);
+		if (err) {
+			errno = err;
+			vt_die(steps[i].what);
+		}
 	}
-	if (rc) {
-		a.max_dest_rd_atomic = 1;
-		a.min_rnr_timer = c->min_rnr_timer ? c->min_rnr_timer : 1;
-		mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-	}
-	vt_modify(qp, &a, mask, "modify_qp RTR");
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = c->psn;
-	mask = IBV_QP_STATE | IBV_QP_SQ_PSN;
-	if (rc) {
-		a.timeout = c->timeout ? c->timeout : 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		a.max_rd_atomic = 1;
-		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			IBV_QP_MAX_QP_RD_ATOMIC;
-	}
-	vt_modify(qp, &a, mask, "modify_qp RTS");
 }

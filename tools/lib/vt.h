@@ -12,6 +12,7 @@
 #define VT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
@@ -37,9 +38,10 @@ struct ibv_context *vt_open_device(const char *name);
 /*
  * Where a QP connects to and how: what RESET -> INIT -> RTR -> RTS needs.
  * RC and UC take the address vector, path MTU 1024 and @psn both ways; RC
- * also one outstanding read/atomic each way, retry_cnt and rnr_retry 7 and
- * the ACK @timeout (14, ~67 ms, unless set: a lost packet then costs a
- * fraction of a second, not minutes); UD takes @qkey only.
+ * also one outstanding read/atomic each way and the fields below, whose 0
+ * stands for a default: an ACK @timeout of 14 (~67 ms: a lost packet costs
+ * a fraction of a second, not minutes), 7 retries of each kind.  UD takes
+ * @qkey and @psn only.
  */
 struct vt_conn {
 	union ibv_gid dgid;
@@ -50,9 +52,39 @@ struct vt_conn {
 	unsigned int access;	/* RC/UC qp_access_flags */
 	uint8_t timeout;	/* RC; 0: 14 */
 	uint8_t min_rnr_timer;	/* RC; 0: 1 (0.01 ms) */
+	uint8_t retry_cnt;	/* RC; 0: 7 */
+	uint8_t rnr_retry;	/* RC; 0: 7 (for ever) */
 };
 
+/*
+ * One transition of @qp to @to (INIT, RTR, RTS with what @c gives; any
+ * other state with the state alone): 0 or the errno of ibv_modify_qp().
+ */
+int vt_qp_modify(struct ibv_qp *qp, const struct vt_conn *c,
+		 enum ibv_qp_state to);
 /* Brings @qp from RESET to RTS; exits on a failed transition. */
 void vt_qp_connect(struct ibv_qp *qp, const struct vt_conn *c);
+
+/*
+ * The victim: a process of its own, with an MR that grants every access
+ * right in its own PD, that programs attacking a device check against
+ * (tools/hostile, tools/fuzz).  vt_victim_main() opens @devname before the
+ * attacker opens any device (no verbs state is shared across the fork),
+ * fills its MR with vt_victim_pattern(), writes a struct vt_victim to
+ * @out_fd, waits for a byte or EOF on @in_fd (the attacker may have been
+ * killed), then checks the pattern.  Returns the exit status: 0 intact,
+ * 1 changed, 2 could not set up.
+ */
+#define VT_VICTIM_LEN	(64 * 1024)
+
+struct vt_victim {
+	uint32_t lkey;
+	uint32_t rkey;
+	uint64_t addr;
+	uint64_t len;
+};
+
+uint8_t vt_victim_pattern(size_t i);
+int vt_victim_main(const char *devname, int out_fd, int in_fd);
 
 #endif /* VT_H */
