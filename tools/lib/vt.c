@@ -122,8 +122,8 @@ int vt_qp_modify(struct ibv_qp *qp, const struct vt_conn *c,
 		mask |= IBV_QP_SQ_PSN;
 		if (rc) {
 			a.timeout = c->timeout ? c->timeout : 14;
-			a.retry_cnt = 7;
-			a.rnr_retry = 7;
+			a.retry_cnt = c->retry_cnt ? c->retry_cnt : 7;
+			a.rnr_retry = c->rnr_retry ? c->rnr_retry : 7;
 			a.max_rd_atomic = 1;
 			mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 				IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
@@ -155,4 +155,67 @@ void vt_qp_connect(struct ibv_qp *qp, const struct vt_conn *c)
 			vt_die(steps[i].what);
 		}
 	}
+}
+
+uint8_t vt_victim_pattern(size_t i)
+{
+	return (uint8_t)(i * 131 + 17);
+}
+
+int vt_victim_main(const char *devname, int out_fd, int in_fd)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	struct vt_victim vi;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	size_t i, bad = 0;
+	char c;
+	int n;
+
+	list = ibv_get_device_list(&n);
+	for (i = 0; list && i < (size_t)n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), devname))
+			ctx = ibv_open_device(list[i]);
+	if (!ctx)
+		return 2;
+	pd = ibv_alloc_pd(ctx);
+	buf = aligned_alloc(4096, VT_VICTIM_LEN);
+	if (!pd || !buf)
+		return 2;
+	for (i = 0; i < VT_VICTIM_LEN; i++)
+		buf[i] = vt_victim_pattern(i);
+	mr = ibv_reg_mr(pd, buf, VT_VICTIM_LEN,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+	if (!mr)
+		return 2;
+	vi.lkey = mr->lkey;
+	vi.rkey = mr->rkey;
+	vi.addr = (uintptr_t)buf;
+	vi.len = VT_VICTIM_LEN;
+	if (write(out_fd, &vi, sizeof(vi)) != sizeof(vi))
+		return 2;
+	/* A byte or EOF: the attacker may have been killed; check either way. */
+	if (read(in_fd, &c, 1) < 0)
+		return 2;
+	for (i = 0; i < VT_VICTIM_LEN; i++) {
+		if (buf[i] != vt_victim_pattern(i)) {
+			if (!bad)
+				printf("FAIL: victim: byte %zu of its MR changed: 0x%02x\n",
+				       i, buf[i]);
+			bad++;
+		}
+	}
+	if (bad)
+		printf("FAIL: victim: %zu bytes of its MR changed\n", bad);
+	else
+		printf("ok: victim: its %d-byte MR is unchanged\n", VT_VICTIM_LEN);
+	ibv_dereg_mr(mr);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	ibv_free_device_list(list);
+	free(buf);
+	return bad ? 1 : 0;
 }
