@@ -145,6 +145,19 @@ struct vdr_event {
 	bool pending;
 };
 
+/* The one-shot faults of vdr_faults.c: CQE fields, then the others. */
+enum {
+	VDR_FAULT_CQE_QP,
+	VDR_FAULT_CQE_WR_ID,
+	VDR_FAULT_CQE_BYTE_LEN,
+	VDR_FAULT_CQE_OPCODE,
+	VDR_FAULT_CQE_STATUS,
+	VDR_FAULT_RESP_HANDLE,
+	VDR_FAULT_NR
+};
+
+#define VDR_FAULT_CQE_MASK	(BIT(VDR_FAULT_RESP_HANDLE) - 1)
+
 /* A ring (SQ, RQ or CQ) in driver memory, mapped into the kernel. */
 struct vdr_ring {
 	void *vmap_base;
@@ -337,7 +350,9 @@ struct vdr_dev {
 	struct dentry *debugfs;		/* vdr_debugfs.c */
 #if IS_ENABLED(CONFIG_VDPA_RDMA_FAULTS)
 	u32 fault_ctrl_delay_ms;	/* vdr_faults.c */
-	u32 fault_cqe_qp;
+	unsigned long fault_armed;	/* BIT(VDR_FAULT_*) */
+	u64 fault_val[VDR_FAULT_NR];
+	struct vdr_event fault_event;
 #endif
 
 	/* Command buffers, used by ctrl_work under @lock only. */
@@ -445,10 +460,12 @@ void vdr_event_raise_now(struct vdr_dev *dev, struct vdr_event *ev, u32 data);
 extern const struct attribute_group vdr_faults_group;
 void vdr_fault_ctrl_delay(struct vdr_dev *dev);
 void vdr_fault_cqe(struct vdr_dev *dev, struct virtio_rdma_cqe *cqe);
+void vdr_fault_resp(struct vdr_dev *dev, u32 cmd);
 #else
 static inline void vdr_fault_ctrl_delay(struct vdr_dev *dev) { }
 static inline void vdr_fault_cqe(struct vdr_dev *dev,
 				 struct virtio_rdma_cqe *cqe) { }
+static inline void vdr_fault_resp(struct vdr_dev *dev, u32 cmd) { }
 #endif
 
 /* vdr_debugfs.c */

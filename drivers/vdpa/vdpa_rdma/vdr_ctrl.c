@@ -197,6 +197,8 @@ static void vdr_ctrl_one(struct vdr_dev *dev, struct vdr_vq *vq)
 	memset(&dev->resp, 0, desc->resp_size);
 	vdr_fault_ctrl_delay(dev);
 	status = desc->fn(dev);
+	if (status == VIRTIO_RDMA_STATUS_OK)
+		vdr_fault_resp(dev, cmd);
 	/*
 	 * Events the command raised (COMP after a flush, SQ_DRAINED) reach
 	 * the eventqs before the command completes, buffers permitting.
