@@ -92,7 +92,7 @@ static int pingpong_main(char **argv, int argc)
 	int iters = atoi(argv[4]);
 	int size = argc > 5 ? atoi(argv[5]) : 64;
 	int i, xout = 0, yout = 0;
-	uint64_t *t, t0, sum = 0;
+	uint64_t *t, t0, sum = 0, tsum;
 
 	if (iters < 1 || size < 1 || size > MAX_SIZE) {
 		fprintf(stderr, "pingpong: ITERS >= 1, 1 <= SIZE <= %d\n", MAX_SIZE);
@@ -141,13 +141,20 @@ static int pingpong_main(char **argv, int argc)
 	while (yout > 0)
 		yout -= poll_some(ys, wc, NWC, "y's SEND");
 	qsort(t, iters, sizeof(*t), cmp_u64);
-	printf("pingpong: %d iters of %d B, us per iteration: min %llu p50 %llu p90 %llu p99 %llu max %llu mean %llu\n",
+	/*
+	 * tmean, the mean of the fastest 99%: a delay that lasts shows in it,
+	 * a vCPU the host took away for 100 ms once (TCG on a busy host) not.
+	 */
+	for (i = 0, tsum = 0; i < iters - iters / 100; i++)
+		tsum += t[i];
+	printf("pingpong: %d iters of %d B, us per iteration: min %llu p50 %llu p90 %llu p99 %llu max %llu mean %llu tmean %llu\n",
 	       iters, size, (unsigned long long)t[0],
 	       (unsigned long long)t[iters / 2],
 	       (unsigned long long)t[iters * 9 / 10],
 	       (unsigned long long)t[iters * 99 / 100],
 	       (unsigned long long)t[iters - 1],
-	       (unsigned long long)(sum / iters));
+	       (unsigned long long)(sum / iters),
+	       (unsigned long long)(tsum / (iters - iters / 100)));
 	if (ibv_destroy_qp(x) || ibv_destroy_qp(y) || ibv_destroy_cq(xs) ||
 	    ibv_destroy_cq(xr) || ibv_destroy_cq(ys) || ibv_destroy_cq(yr))
 		vt_die("teardown");
