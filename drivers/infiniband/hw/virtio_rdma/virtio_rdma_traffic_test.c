@@ -17,6 +17,7 @@
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/virtio_rdma.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
@@ -344,22 +345,74 @@ static void vtt_rc_comm_est(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a.qp_state, IB_QPS_RTR);
 }
 
-/* Writes @val to the device's fault knob @name (vdpa_rdma's vdr_faults.c). */
-static void vtt_fault(struct kunit *test, const char *name, u32 val)
+/* Writes @val to the device's fault knob @name; the write's result. */
+static ssize_t vtt_fault_write(struct kunit *test, const char *name,
+			       const char *val)
 {
-	char path[256], buf[16];
+	char path[256];
 	struct file *f;
 	loff_t pos = 0;
-	int len;
+	ssize_t ret;
 
 	if (!*faults)
 		kunit_skip(test, "no fault injection (module parameter faults)");
 	snprintf(path, sizeof(path), "%s/%s", faults, name);
 	f = filp_open(path, O_WRONLY, 0);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(f), "cannot open %s", path);
-	len = scnprintf(buf, sizeof(buf), "%u\n", val);
-	KUNIT_EXPECT_EQ(test, kernel_write(f, buf, len, &pos), (ssize_t)len);
+	ret = kernel_write(f, val, strlen(val), &pos);
 	filp_close(f, NULL);
+	return ret;
+}
+
+/* Writes @val to the device's fault knob @name (vdpa_rdma's vdr_faults.c). */
+static void vtt_fault(struct kunit *test, const char *name, u64 val)
+{
+	char buf[24];
+
+	scnprintf(buf, sizeof(buf), "%llu\n", val);
+	KUNIT_EXPECT_EQ(test, vtt_fault_write(test, name, buf),
+			(ssize_t)strlen(buf));
+}
+
+/*
+ * The port counter @name as "rdma statistic" reads it (the driver's own
+ * count of what it rejected from the device is "device_errors"); -1 if the
+ * device has no such counter.
+ */
+static s64 vtt_counter(struct kunit *test, const char *name)
+{
+	struct vtt *t = test->priv;
+	struct rdma_hw_stats *s;
+	s64 val = -1;
+	int i;
+
+	if (!t->ib->ops.alloc_hw_port_stats || !t->ib->ops.get_hw_stats)
+		return -1;
+	s = t->ib->ops.alloc_hw_port_stats(t->ib, 1);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	mutex_lock(&s->lock);
+	if (t->ib->ops.get_hw_stats(t->ib, s, 1, s->num_counters) > 0) {
+		for (i = 0; i < s->num_counters; i++)
+			if (!strcmp(s->descs[i].name, name))
+				val = s->value[i];
+	}
+	mutex_unlock(&s->lock);
+	rdma_free_hw_stats_struct(s);
+	return val;
+}
+
+/* The device_errors counter, once it has reached @want (VTT_WAIT_MS). */
+static s64 vtt_dev_errors(struct kunit *test, s64 want)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(VTT_WAIT_MS);
+	s64 n;
+
+	for (;;) {
+		n = vtt_counter(test, "device_errors");
+		if (n >= want || n < 0 || time_after(jiffies, end))
+			return n;
+		usleep_range(1000, 2000);
+	}
 }
 
 /*
@@ -392,6 +445,194 @@ static void vtt_cqe_foreign_qp(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 31);
 	KUNIT_EXPECT_PTR_EQ(test, wc.qp, t->qp[0]);
 	KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+}
+
+/*
+ * A CQE whose wr_id the device made up: the driver gave it a token (queue
+ * and slot), and one that names no slot of the QP is dropped and counted,
+ * never handed to the consumer as its wr_id (an ib_cqe pointer for most
+ * kernel consumers).  Then a slot past the SQ's depth.
+ */
+static void vtt_cqe_bad_wr_id(struct kunit *test)
+{
+	struct vtt *t = test->priv;
+	u32 rkey = t->pd->unsafe_global_rkey;
+	u32 lkey = t->pd->local_dma_lkey;
+	u64 bad[] = { 0xdead0000beefULL, 1ULL << 32 | 4096 };
+	struct ib_wc wc;
+	s64 errs;
+	int i;
+
+	vtt_pair(test, IB_QPT_RC, 7, 14, 7);
+	errs = vtt_counter(test, "device_errors");
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		vtt_fault(test, "cqe_wr_id", bad[i]);
+		vtt_post_rdma(test, 0, IB_WR_RDMA_WRITE, 0, 64, t->dma[1], rkey,
+			      lkey, 40 + i);
+		vtt_post_rdma(test, 0, IB_WR_RDMA_WRITE, 0, 64, t->dma[1], rkey,
+			      lkey, 50 + i);
+		KUNIT_ASSERT_EQ(test, vtt_poll(t, 0, &wc), 1);
+		KUNIT_EXPECT_EQ_MSG(test, wc.wr_id, 50 + i,
+				    "the CQE with wr_id %#llx reached the consumer",
+				    bad[i]);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	}
+	KUNIT_EXPECT_EQ(test, vtt_dev_errors(test, errs + 2), errs + 2);
+}
+
+/*
+ * A receive CQE whose byte_len is more than the buffer posted: it
+ * completes with IB_WC_LOC_LEN_ERR (the consumer must not read past its
+ * buffer); the next receive is ordinary.  The send is unsignaled, so the
+ * receive's CQE is the only one the fault can land on.
+ */
+static void vtt_cqe_long_recv(struct kunit *test)
+{
+	struct vtt *t = test->priv;
+	struct ib_sge sge = {
+		.addr = t->dma[0], .length = 100, .lkey = t->pd->local_dma_lkey,
+	};
+	struct ib_send_wr wr = {
+		.wr_id = 60, .opcode = IB_WR_SEND, .sg_list = &sge, .num_sge = 1,
+	};
+	const struct ib_send_wr *bad;
+	struct ib_wc wc;
+	s64 errs;
+
+	vtt_pair(test, IB_QPT_RC, 7, 14, 7);
+	errs = vtt_counter(test, "device_errors");
+	vtt_post_recv(test, 1, 1, 0, 100, 61);
+	vtt_fault(test, "cqe_byte_len", 5000);
+	KUNIT_ASSERT_EQ(test, ib_post_send(t->qp[0], &wr, &bad), 0);
+	KUNIT_ASSERT_EQ(test, vtt_poll(t, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 61);
+	KUNIT_EXPECT_EQ_MSG(test, wc.status, IB_WC_LOC_LEN_ERR,
+			    "a receive of %u bytes into 100 completed with status %d",
+			    wc.byte_len, wc.status);
+
+	vtt_post_recv(test, 1, 1, 0, 100, 63);
+	vtt_post_rdma(test, 0, IB_WR_SEND, 0, 100, 0, 0,
+		      t->pd->local_dma_lkey, 62);
+	vtt_expect_wc(test, 0, 62, IB_WC_SUCCESS, IB_WC_SEND, U32_MAX);
+	vtt_expect_wc(test, 1, 63, IB_WC_SUCCESS, IB_WC_RECV, 100);
+	KUNIT_EXPECT_EQ(test, vtt_dev_errors(test, errs + 1), errs + 1);
+}
+
+/* A successful CQE with an unknown opcode, then an unknown status. */
+static void vtt_cqe_bad_op_status(struct kunit *test)
+{
+	struct vtt *t = test->priv;
+	u32 rkey = t->pd->unsafe_global_rkey;
+	u32 lkey = t->pd->local_dma_lkey;
+	static const char * const knob[] = { "cqe_opcode", "cqe_status" };
+	s64 errs;
+	int i;
+
+	vtt_pair(test, IB_QPT_RC, 7, 14, 7);
+	errs = vtt_counter(test, "device_errors");
+	for (i = 0; i < ARRAY_SIZE(knob); i++) {
+		vtt_fault(test, knob[i], 200);
+		vtt_post_rdma(test, 0, IB_WR_RDMA_WRITE, 0, 64, t->dma[1], rkey,
+			      lkey, 70 + i);
+		vtt_expect_wc(test, 0, 70 + i, IB_WC_GENERAL_ERR, 0, 0);
+	}
+	vtt_post_rdma(test, 0, IB_WR_RDMA_WRITE, 0, 64, t->dma[1], rkey, lkey,
+		      72);
+	vtt_expect_wc(test, 0, 72, IB_WC_SUCCESS, IB_WC_RDMA_WRITE, U32_MAX);
+	KUNIT_EXPECT_EQ(test, vtt_dev_errors(test, errs + 2), errs + 2);
+}
+
+/* Raises an event through the fault knob, once the last one went out. */
+static void vtt_event(struct kunit *test, u32 type, u32 handle)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(VTT_WAIT_MS);
+	char buf[32];
+	ssize_t ret;
+
+	scnprintf(buf, sizeof(buf), "%u %u\n", type, handle);
+	for (;;) {
+		ret = vtt_fault_write(test, "event", buf);
+		if (ret != -EBUSY || time_after(jiffies, end))
+			break;
+		usleep_range(1000, 2000);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, ret, (ssize_t)strlen(buf), "event %s", buf);
+}
+
+/*
+ * Events naming no CQ, QP or SRQ the driver knows are ignored, as the spec
+ * requires (they may follow a destroy); an event of a type no spec defines
+ * is the device's error, counted, and not taken as fatal for the QP it
+ * names.  The QP still works.
+ */
+static void vtt_event_bogus(struct kunit *test)
+{
+	struct vtt *t = test->priv;
+	u32 rkey = t->pd->unsafe_global_rkey;
+	u32 lkey = t->pd->local_dma_lkey;
+	struct ib_qp_init_attr init;
+	struct ib_qp_attr a;
+	s64 errs;
+
+	vtt_pair(test, IB_QPT_RC, 7, 14, 7);
+	errs = vtt_counter(test, "device_errors");
+	vtt_event(test, VIRTIO_RDMA_EVENT_COMP, 0x7fffffff);
+	vtt_event(test, VIRTIO_RDMA_EVENT_CQ_ERR, 0);
+	vtt_event(test, VIRTIO_RDMA_EVENT_QP_FATAL, 0xffffff);
+	vtt_event(test, VIRTIO_RDMA_EVENT_QP_FATAL, U32_MAX);
+	vtt_event(test, VIRTIO_RDMA_EVENT_SRQ_LIMIT_REACHED, 12345);
+	vtt_event(test, 999, t->qp[0]->qp_num);
+	KUNIT_EXPECT_EQ(test, vtt_dev_errors(test, errs + 1), errs + 1);
+	KUNIT_ASSERT_EQ(test, ib_query_qp(t->qp[0], &a, IB_QP_STATE, &init), 0);
+	KUNIT_EXPECT_EQ(test, a.qp_state, IB_QPS_RTS);
+	vtt_post_rdma(test, 0, IB_WR_RDMA_WRITE, 0, 64, t->dma[1], rkey, lkey,
+		      80);
+	vtt_expect_wc(test, 0, 80, IB_WC_SUCCESS, IB_WC_RDMA_WRITE, U32_MAX);
+}
+
+/*
+ * A create command whose response names the handle of a live QP: the
+ * create fails and the live QP is left alone (a destroy of its handle
+ * would take it from the device) and still moves data.  The device now
+ * holds a QP the driver cannot name, and is marked broken: later commands
+ * fail.  So this case runs last, and the handles the spec rules out (0, a
+ * QPN of 25 bits), which break the device the same way, have none here.
+ */
+static void vtt_resp_bad_handle(struct kunit *test)
+{
+	struct vtt *t = test->priv;
+	u32 rkey = t->pd->unsafe_global_rkey;
+	u32 lkey = t->pd->local_dma_lkey;
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC,
+		.send_cq = t->cq[0],
+		.recv_cq = t->cq[0],
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ib_pd *pd;
+	struct ib_qp *qp;
+	s64 errs;
+
+	vtt_pair(test, IB_QPT_RC, 7, 14, 7);
+	errs = vtt_counter(test, "device_errors");
+	vtt_fault(test, "resp_handle", t->qp[0]->qp_num);
+	qp = ib_create_qp(t->pd, &init);
+	KUNIT_EXPECT_TRUE_MSG(test, IS_ERR(qp), "a second QP of handle %u",
+			      t->qp[0]->qp_num);
+	if (!IS_ERR(qp))
+		ib_destroy_qp(qp);
+	KUNIT_EXPECT_EQ(test, vtt_dev_errors(test, errs + 1), errs + 1);
+
+	vtt_post_rdma(test, 0, IB_WR_RDMA_WRITE, 0, 64, t->dma[1], rkey, lkey,
+		      90);
+	vtt_expect_wc(test, 0, 90, IB_WC_SUCCESS, IB_WC_RDMA_WRITE, U32_MAX);
+
+	pd = ib_alloc_pd(t->ib, 0);
+	KUNIT_EXPECT_TRUE_MSG(test, IS_ERR(pd),
+			      "a PD of a device marked broken");
+	if (!IS_ERR(pd))
+		ib_dealloc_pd(pd);
 }
 
 static void vtt_rc_write_read(struct kunit *test)
@@ -694,6 +935,12 @@ static struct kunit_case vtt_cases[] = {
 	KUNIT_CASE(vtt_err_retry_window),
 	KUNIT_CASE(vtt_cq_resize),
 	KUNIT_CASE(vtt_cqe_foreign_qp),
+	KUNIT_CASE(vtt_cqe_bad_wr_id),
+	KUNIT_CASE(vtt_cqe_long_recv),
+	KUNIT_CASE(vtt_cqe_bad_op_status),
+	KUNIT_CASE(vtt_event_bogus),
+	/* Last: it leaves the device marked broken. */
+	KUNIT_CASE(vtt_resp_bad_handle),
 	{}
 };
 

@@ -97,6 +97,12 @@ struct vrdma_caps {
 	u32 max_srq_sge;
 };
 
+/* What a kernel consumer posted in a ring slot (vrdma_wrid.c). */
+struct vrdma_wrid {
+	u64 wr_id;
+	u32 len;		/* receives: the bytes their SGEs hold */
+};
+
 /* An SQ, RQ or CQ ring in driver memory (spec: "Rings"). */
 struct vrdma_ring {
 	void *buf;
@@ -105,6 +111,8 @@ struct vrdma_ring {
 	u32 depth;		/* power of two */
 	u32 shift;		/* log2 of the entry stride */
 	u32 head;		/* the index this side owns: SQ/RQ prod, CQ cons */
+	/* Kernel SQ, RQ, SRQ: one per slot, out of the device's reach */
+	struct vrdma_wrid *wrids;
 };
 
 static inline struct virtio_rdma_ring_ctl *vrdma_ring_ctl(struct vrdma_ring *r)
@@ -182,7 +190,21 @@ struct vrdma_dev {
 	struct xarray srqs;	/* handle -> vrdma_srq, for events */
 
 	struct dentry *debugfs;	/* CONFIG_INFINIBAND_VIRTIO_RDMA_RAW_CMD */
+	/* Values the device must not have produced, rejected (vrdma_dev_err) */
+	atomic_t dev_errors;
 };
+
+/*
+ * The device wrote something the spec rules out (a CQE, an event or a
+ * command response): counted, and logged at a rate it cannot flood.
+ */
+#define vrdma_dev_err(dev, fmt, ...)					\
+	do {								\
+		struct vrdma_dev *__vd = (dev);				\
+									\
+		atomic_inc(&__vd->dev_errors);				\
+		ibdev_warn_ratelimited(&__vd->ib, fmt, ##__VA_ARGS__);	\
+	} while (0)
 
 struct vrdma_ucontext {
 	struct ib_ucontext ibuc;
@@ -318,6 +340,10 @@ void vrdma_ctrl_cleanup(struct vrdma_dev *dev);
 void vrdma_mark_broken(struct vrdma_dev *dev, const char *why);
 void vrdma_orphan_ring(struct vrdma_dev *dev, struct vrdma_ring *ring);
 void vrdma_orphan_umem(struct vrdma_dev *dev, struct ib_umem *umem);
+int vrdma_check_handle(struct vrdma_dev *dev, const char *kind, u32 handle,
+		       u32 min, u32 max);
+bool vrdma_create_undo(struct vrdma_dev *dev, const char *kind, u32 handle,
+		       int err, u32 cmd, const void *dreq, size_t dlen);
 
 /* ring helpers (vrdma_cq.c) */
 int vrdma_ring_alloc(struct vrdma_dev *dev, struct vrdma_ring *ring,
@@ -406,6 +432,14 @@ int vrdma_ring_put_recvs(struct vrdma_ring *ring,
 			 const struct ib_recv_wr **wr, u32 max_sge);
 int vrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
+
+/* vrdma_wrid.c */
+int vrdma_wrids_alloc(struct vrdma_ring *ring);
+void vrdma_wrids_free(struct vrdma_ring *ring);
+__le64 vrdma_wrid_send(struct vrdma_ring *sq, u64 wr_id);
+__le64 vrdma_wrid_recv(struct vrdma_ring *rq, const struct ib_recv_wr *wr);
+const struct vrdma_wrid *vrdma_wrid_get(struct vrdma_qp *qp,
+					const struct virtio_rdma_cqe *cqe);
 
 /* vrdma_mr.c */
 struct ib_mr *vrdma_get_dma_mr(struct ib_pd *pd, int access);

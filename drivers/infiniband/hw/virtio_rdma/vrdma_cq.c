@@ -34,6 +34,7 @@ int vrdma_ring_alloc(struct vrdma_dev *dev, struct vrdma_ring *ring,
 
 void vrdma_ring_free(struct vrdma_dev *dev, struct vrdma_ring *ring)
 {
+	vrdma_wrids_free(ring);
 	if (!ring->buf)
 		return;
 	dma_free_coherent(dev->dma_dev, ring->size, ring->buf, ring->dma);
@@ -81,19 +82,21 @@ static int vrdma_do_create_cq(struct ib_cq *ibcq,
 		goto err_ring;
 	cq->handle = le32_to_cpu(resp.cq_handle);
 
-	err = xa_insert(&dev->cqs, cq->handle, cq, GFP_KERNEL);
+	err = vrdma_check_handle(dev, "CQ", cq->handle, 1, U32_MAX);
+	if (!err)
+		err = xa_insert(&dev->cqs, cq->handle, cq, GFP_KERNEL);
 	if (err) {
 		struct virtio_rdma_destroy_cq_req dreq = {
 			.cq_handle = resp.cq_handle,
 		};
 
-		ibdev_err(&dev->ib, "device returned CQ handle %u twice\n",
-			  cq->handle);
-		if (vrdma_cmd(dev, VIRTIO_RDMA_CMD_DESTROY_CQ, &dreq,
-			      sizeof(dreq), NULL, 0)) {
+		if (vrdma_create_undo(dev, "CQ", cq->handle, err,
+				      VIRTIO_RDMA_CMD_DESTROY_CQ, &dreq,
+				      sizeof(dreq))) {
 			vrdma_orphan_ring(dev, &cq->ring);
 			return -EIO;
 		}
+		err = -EIO;
 		goto err_ring;
 	}
 	ibcq->cqe = depth;
@@ -172,16 +175,23 @@ static enum ib_wc_opcode vrdma_wc_opcode(u8 op)
 	}
 }
 
-static void vrdma_cqe_to_wc(const struct virtio_rdma_cqe *cqe,
-			    struct vrdma_qp *qp, struct ib_wc *wc)
+/* @w: what the consumer posted in the slot the CQE names (vrdma_wrid.c) */
+static void vrdma_cqe_to_wc(struct vrdma_dev *dev, struct vrdma_cq *cq,
+			    const struct virtio_rdma_cqe *cqe,
+			    struct vrdma_qp *qp, const struct vrdma_wrid *w,
+			    struct ib_wc *wc)
 {
 	u8 flags = cqe->flags;
 
 	memset(wc, 0, sizeof(*wc));
-	wc->wr_id = le64_to_cpu(cqe->wr_id);
+	wc->wr_id = w->wr_id;
 	wc->qp = &qp->ibqp;
 	/* An unknown status or (successful) opcode is GENERAL_ERR. */
 	wc->status = virtio_rdma_wc_status(cqe->status, cqe->opcode);
+	if (wc->status != cqe->status)
+		vrdma_dev_err(dev, "CQ %u: CQE of QP %u with status %u, opcode %u\n",
+			      cq->handle, qp->handle, cqe->status,
+			      cqe->opcode);
 	wc->vendor_err = le32_to_cpu(cqe->vendor_err);
 	wc->opcode = vrdma_wc_opcode(cqe->opcode);
 	wc->port_num = VRDMA_PORT;
@@ -190,6 +200,18 @@ static void vrdma_cqe_to_wc(const struct virtio_rdma_cqe *cqe,
 		return;
 
 	wc->byte_len = le32_to_cpu(cqe->byte_len);
+	/*
+	 * The device wrote more than the buffers hold, or says it did: the
+	 * consumer must not read past them.  (RECV_RDMA_WITH_IMM counts the
+	 * bytes the WRITE placed in the MR, not in the receive buffers.)
+	 */
+	if (wc->opcode == IB_WC_RECV && wc->byte_len > w->len) {
+		vrdma_dev_err(dev, "CQ %u: QP %u received %u bytes into %u\n",
+			      cq->handle, qp->handle, wc->byte_len, w->len);
+		wc->status = IB_WC_LOC_LEN_ERR;
+		wc->byte_len = 0;
+		return;
+	}
 	wc->src_qp = le32_to_cpu(cqe->src_qp) & VIRTIO_RDMA_QPN_MASK;
 	wc->pkey_index = le16_to_cpu(cqe->pkey_index);
 	if (flags & VIRTIO_RDMA_WC_F_GRH)
@@ -228,6 +250,7 @@ int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	struct vrdma_ring *ring = &cq->ring;
 	struct virtio_rdma_ring_ctl *ctl;
 	const struct virtio_rdma_cqe *cqe;
+	const struct vrdma_wrid *w;
 	struct vrdma_qp *qp;
 	unsigned long flags;
 	u32 prod, start;
@@ -260,13 +283,20 @@ int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		qp = xa_load(&cq->qps, le32_to_cpu(cqe->qp_handle));
 		if (!qp) {
 			if (xa_load(&dev->qps, le32_to_cpu(cqe->qp_handle)))
-				ibdev_warn_ratelimited(&dev->ib,
-						       "CQ %u: CQE names QP %u of another CQ\n",
-						       cq->handle,
-						       le32_to_cpu(cqe->qp_handle));
+				vrdma_dev_err(dev, "CQ %u: CQE names QP %u of another CQ\n",
+					      cq->handle,
+					      le32_to_cpu(cqe->qp_handle));
 			continue;
 		}
-		vrdma_cqe_to_wc(cqe, qp, &wc[n++]);
+		/* No slot of the QP's: no consumer's wr_id to give. */
+		w = vrdma_wrid_get(qp, cqe);
+		if (!w) {
+			vrdma_dev_err(dev, "CQ %u: CQE of QP %u names no work request (%#llx)\n",
+				      cq->handle, qp->handle,
+				      le64_to_cpu(cqe->wr_id));
+			continue;
+		}
+		vrdma_cqe_to_wc(dev, cq, cqe, qp, w, &wc[n++]);
 	}
 	if (ring->head != start) {
 		/*

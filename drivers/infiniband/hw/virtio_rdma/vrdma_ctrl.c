@@ -256,6 +256,56 @@ out:
 	return err;
 }
 
+/*
+ * A handle a create command returned: handles are never 0, QP handles are
+ * QPNs (spec "Objects, handles and keys").  -ERANGE is the device's error.
+ */
+int vrdma_check_handle(struct vrdma_dev *dev, const char *kind, u32 handle,
+		       u32 min, u32 max)
+{
+	if (handle >= min && handle <= max)
+		return 0;
+	vrdma_dev_err(dev, "device returned %s handle %u, outside [%u, %u]\n",
+		      kind, handle, min, max);
+	return -ERANGE;
+}
+
+/**
+ * vrdma_create_undo - give up an object the device created
+ * @dev: the device
+ * @kind: "CQ", "QP", ... for the log
+ * @handle: the handle the device returned
+ * @err: why: -ERANGE (vrdma_check_handle()), -EBUSY (the handle is a live
+ *	object's), or an error of the driver's own
+ * @cmd: the destroy command
+ * @dreq: its request, naming @handle
+ * @dlen: the request's size
+ *
+ * A handle that a live object has is not destroyed: that would destroy the
+ * live object in the device.  A bad handle leaves an object in the device
+ * that the driver cannot name, and that holds its PD and CQs: their
+ * destroy commands would fail for good.  So the device is marked broken,
+ * as after a timeout: later commands fail, every destroy succeeds for the
+ * driver, and what the device may still reach is kept until its reset.
+ *
+ * Return: true if the device may still use the object's rings, which the
+ * caller must then orphan (vrdma_orphan_ring()).
+ */
+bool vrdma_create_undo(struct vrdma_dev *dev, const char *kind, u32 handle,
+		       int err, u32 cmd, const void *dreq, size_t dlen)
+{
+	bool busy = true;
+
+	if (err == -EBUSY)
+		vrdma_dev_err(dev, "device returned %s handle %u twice\n",
+			      kind, handle);
+	else
+		busy = vrdma_cmd(dev, cmd, dreq, dlen, NULL, 0) != 0;
+	if (err == -EBUSY || err == -ERANGE)
+		vrdma_mark_broken(dev, "a create command returned a bad handle");
+	return busy;
+}
+
 struct vrdma_orphan_ring {
 	struct list_head node;
 	void *buf;
@@ -272,6 +322,8 @@ void vrdma_orphan_ring(struct vrdma_dev *dev, struct vrdma_ring *ring)
 	struct vrdma_orphan_ring *o;
 	unsigned long flags;
 
+	/* Driver-only memory: the device cannot reach it. */
+	vrdma_wrids_free(ring);
 	if (!ring->buf)
 		return;
 	o = kzalloc(sizeof(*o), GFP_ATOMIC);

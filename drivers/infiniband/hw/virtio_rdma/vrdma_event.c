@@ -146,8 +146,9 @@ static void vrdma_handle_event(struct vrdma_dev *dev,
 		}
 		break;
 	default:
-		dev_warn_ratelimited(&dev->vdev->dev,
-				     "unknown event type %u\n", type);
+		/* Not even of a later spec: the driver negotiated this one. */
+		vrdma_dev_err(dev, "event of unknown type %u (handle %u)\n",
+			      type, handle);
 		break;
 	}
 }
@@ -170,6 +171,8 @@ void vrdma_eventq_done(struct virtqueue *vq)
 		while ((ev = virtqueue_get_buf(vq, &len))) {
 			if (len >= sizeof(*ev))
 				vrdma_handle_event(dev, ev);
+			else
+				vrdma_dev_err(dev, "event of %u bytes\n", len);
 			/* Give the buffer straight back: the device must not run dry. */
 			memset(ev, 0, sizeof(*ev));
 			if (vrdma_eventq_post(evq, ev))

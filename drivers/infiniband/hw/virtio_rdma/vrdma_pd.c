@@ -15,6 +15,18 @@ int vrdma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	if (err)
 		return err;
 	to_vpd(ibpd)->handle = le32_to_cpu(resp.pd_handle);
+	err = vrdma_check_handle(dev, "PD", to_vpd(ibpd)->handle, 1, U32_MAX);
+	if (err) {
+		struct virtio_rdma_destroy_pd_req dreq = {
+			.pd_handle = resp.pd_handle,
+		};
+
+		/* A PD has no rings: nothing to keep if this fails too. */
+		vrdma_create_undo(dev, "PD", to_vpd(ibpd)->handle, err,
+				  VIRTIO_RDMA_CMD_DESTROY_PD, &dreq,
+				  sizeof(dreq));
+		return -EIO;
+	}
 	return 0;
 }
 

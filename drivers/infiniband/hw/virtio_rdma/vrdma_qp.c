@@ -166,6 +166,14 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (err)
 			goto err_sq;
 	}
+	/* A kernel QP's wr_ids stay with the driver (vrdma_wrid.c). */
+	if (!udata) {
+		err = vrdma_wrids_alloc(&qp->sq);
+		if (!err && rq_depth)
+			err = vrdma_wrids_alloc(&qp->rq);
+		if (err)
+			goto err_rq;
+	}
 
 	req.pd_handle = cpu_to_le32(to_vpd(ibqp->pd)->handle);
 	req.qp_type = type;
@@ -194,18 +202,21 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->handle = le32_to_cpu(resp.qp_handle);
 	ibqp->qp_num = qp->handle;
 
-	err = vrdma_qp_publish(dev, qp);
+	/* The GSI QP is QPN 1, every other QP's is 2 or more (spec). */
+	err = vrdma_check_handle(dev, "QP", qp->handle,
+				 init->qp_type == IB_QPT_GSI ? 1 : 2,
+				 init->qp_type == IB_QPT_GSI ? 1 :
+				 VIRTIO_RDMA_QPN_MASK);
+	if (!err)
+		err = vrdma_qp_publish(dev, qp);
 	if (err) {
 		struct virtio_rdma_destroy_qp_req dreq = {
 			.qp_handle = resp.qp_handle,
 		};
 
-		if (err == -EBUSY)
-			ibdev_err(&dev->ib,
-				  "device returned QP handle %u twice\n",
-				  qp->handle);
-		if (vrdma_cmd(dev, VIRTIO_RDMA_CMD_DESTROY_QP, &dreq,
-			      sizeof(dreq), NULL, 0)) {
+		if (vrdma_create_undo(dev, "QP", qp->handle, err,
+				      VIRTIO_RDMA_CMD_DESTROY_QP, &dreq,
+				      sizeof(dreq))) {
 			vrdma_orphan_ring(dev, &qp->sq);
 			vrdma_orphan_ring(dev, &qp->rq);
 			return -EIO;

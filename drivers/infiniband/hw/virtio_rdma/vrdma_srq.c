@@ -79,6 +79,12 @@ int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 			       virtio_rdma_rq_stride_log2(shift));
 	if (err)
 		return err;
+	/* A kernel SRQ's wr_ids stay with the driver (vrdma_wrid.c). */
+	if (!udata) {
+		err = vrdma_wrids_alloc(&srq->ring);
+		if (err)
+			goto err_ring;
+	}
 
 	req.pd_handle = cpu_to_le32(to_vpd(ibsrq->pd)->handle);
 	req.depth = cpu_to_le32(depth);
@@ -93,16 +99,17 @@ int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		goto err_ring;
 	srq->handle = le32_to_cpu(resp.srq_handle);
 
-	err = xa_insert(&dev->srqs, srq->handle, srq, GFP_KERNEL);
+	err = vrdma_check_handle(dev, "SRQ", srq->handle, 1, U32_MAX);
+	if (!err)
+		err = xa_insert(&dev->srqs, srq->handle, srq, GFP_KERNEL);
 	if (err) {
 		struct virtio_rdma_destroy_srq_req dreq = {
 			.srq_handle = resp.srq_handle,
 		};
 
-		ibdev_err(&dev->ib, "device returned SRQ handle %u twice\n",
-			  srq->handle);
-		if (vrdma_cmd(dev, VIRTIO_RDMA_CMD_DESTROY_SRQ, &dreq,
-			      sizeof(dreq), NULL, 0)) {
+		if (vrdma_create_undo(dev, "SRQ", srq->handle, err,
+				      VIRTIO_RDMA_CMD_DESTROY_SRQ, &dreq,
+				      sizeof(dreq))) {
 			vrdma_orphan_ring(dev, &srq->ring);
 			return -EIO;
 		}

@@ -117,7 +117,7 @@ static int vrdma_build_send(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	if (!vrdma_wr_op_ok(dev, qp, wr))
 		return -EINVAL;
 	memset(wqe, 0, sizeof(*wqe));
-	wqe->wr_id = cpu_to_le64(wr->wr_id);
+	wqe->wr_id = vrdma_wrid_send(&qp->sq, wr->wr_id);
 	wqe->opcode = wr->opcode;
 	wqe->flags = wr->send_flags;
 
@@ -195,12 +195,13 @@ static int vrdma_build_send(struct vrdma_dev *dev, struct vrdma_qp *qp,
  * In ERR the device only flushes WQEs, so any WR is accepted as it is: the
  * marker ib_drain_sq() posts is an RDMA WRITE even on UD QPs.
  */
-static void vrdma_build_flush(const struct ib_send_wr *wr, void *slot)
+static void vrdma_build_flush(struct vrdma_qp *qp, const struct ib_send_wr *wr,
+			      void *slot)
 {
 	struct virtio_rdma_sq_wqe *wqe = slot;
 
 	memset(wqe, 0, sizeof(*wqe));
-	wqe->wr_id = cpu_to_le64(wr->wr_id);
+	wqe->wr_id = vrdma_wrid_send(&qp->sq, wr->wr_id);
 	wqe->opcode = VIRTIO_RDMA_WR_SEND;
 	wqe->flags = VIRTIO_RDMA_WQE_F_SIGNALED;
 }
@@ -240,7 +241,8 @@ int vrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			break;
 		}
 		if (state == IB_QPS_ERR)
-			vrdma_build_flush(wr, vrdma_ring_entry(ring, ring->head));
+			vrdma_build_flush(qp, wr,
+					  vrdma_ring_entry(ring, ring->head));
 		else
 			err = vrdma_build_send(dev, qp, wr,
 					       vrdma_ring_entry(ring, ring->head));
@@ -288,7 +290,7 @@ int vrdma_ring_put_recvs(struct vrdma_ring *ring,
 				    (*wr)->num_sge, max_sge);
 		if (n < 0)
 			return n;
-		wqe->wr_id = cpu_to_le64((*wr)->wr_id);
+		wqe->wr_id = vrdma_wrid_recv(ring, *wr);
 		wqe->num_sge = n;
 		ring->head++;
 	}
