@@ -450,6 +450,38 @@ static inline void *vdr_ring_entry(struct vdr_ring *ring, u32 idx)
 /* vdr_ctrl.c */
 bool vdr_ctrl_process(struct vdr_dev *dev);
 
+/*
+ * vdr_memcg.c: which cgroup pays for a user object's state.  VDR_GFP_OBJ
+ * charges the active one (vdr_memcg_enter()); a user near its limit gets
+ * NOMEM, not an OOM kill or a warning in the log.
+ */
+#define VDR_GFP_OBJ	(GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL)
+
+struct vdr_memcg {
+	struct mem_cgroup *memcg;
+	struct mem_cgroup *old;
+};
+
+#ifdef CONFIG_MEMCG
+void vdr_memcg_enter(struct vdr_dev *dev, struct vdr_memcg *m, u64 addr);
+void vdr_memcg_enter_ring(struct vdr_memcg *m, const struct vdr_ring *ring);
+void vdr_memcg_leave(struct vdr_memcg *m);
+#else
+static inline void vdr_memcg_enter(struct vdr_dev *dev, struct vdr_memcg *m,
+				   u64 addr)
+{
+}
+
+static inline void vdr_memcg_enter_ring(struct vdr_memcg *m,
+					const struct vdr_ring *ring)
+{
+}
+
+static inline void vdr_memcg_leave(struct vdr_memcg *m)
+{
+}
+#endif
+
 /* vdr_event.c */
 void vdr_event_init(struct vdr_event *ev, u32 type, u32 handle, u16 eventq);
 void vdr_event_raise(struct vdr_dev *dev, struct vdr_event *ev, u32 data);

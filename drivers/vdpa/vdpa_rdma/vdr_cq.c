@@ -35,6 +35,7 @@ int vdr_cmd_create_cq(struct vdr_dev *dev)
 	u64 ring_size = le64_to_cpu(req->ring_size);
 	u32 depth = le32_to_cpu(req->depth);
 	u32 eventq = le32_to_cpu(req->eventq);
+	struct vdr_memcg m;
 	struct vdr_cq *cq;
 	u32 handle;
 	int ret;
@@ -46,7 +47,9 @@ int vdr_cmd_create_cq(struct vdr_dev *dev)
 	if (dev->nr_cqs >= VDR_MAX_CQ)
 		return VIRTIO_RDMA_STATUS_NOSPC;
 
-	cq = kzalloc(sizeof(*cq), GFP_KERNEL);
+	vdr_memcg_enter(dev, &m, ring_addr);
+	cq = kzalloc(sizeof(*cq), VDR_GFP_OBJ);
+	vdr_memcg_leave(&m);
 	if (!cq)
 		return VIRTIO_RDMA_STATUS_NOMEM;
 	spin_lock_init(&cq->lock);

@@ -154,7 +154,7 @@ static void vdr_qp_free(struct vdr_dev *dev, struct vdr_qp *qp)
 	kfree_rcu(qp, rcu);
 }
 
-int vdr_cmd_create_qp(struct vdr_dev *dev)
+static int vdr_create_qp(struct vdr_dev *dev)
 {
 	const struct virtio_rdma_create_qp_req *req = &dev->req.create_qp;
 	u32 sq_depth = le32_to_cpu(req->sq_depth);
@@ -190,7 +190,7 @@ int vdr_cmd_create_qp(struct vdr_dev *dev)
 	if (dev->nr_qps >= VDR_MAX_QP)
 		return VIRTIO_RDMA_STATUS_NOSPC;
 
-	qp = kzalloc(sizeof(*qp), GFP_KERNEL_ACCOUNT);
+	qp = kzalloc(sizeof(*qp), VDR_GFP_OBJ);
 	if (!qp)
 		return VIRTIO_RDMA_STATUS_NOMEM;
 	mutex_init(&qp->lock);
@@ -257,6 +257,18 @@ err_rings:
 	mutex_destroy(&qp->lock);
 	/* Packets may have found it in the table: free after RCU readers. */
 	kfree_rcu(qp, rcu);
+	return status;
+}
+
+/* A user QP's state is charged to its rings' cgroup (vdr_memcg.c). */
+int vdr_cmd_create_qp(struct vdr_dev *dev)
+{
+	struct vdr_memcg m;
+	int status;
+
+	vdr_memcg_enter(dev, &m, le64_to_cpu(dev->req.create_qp.sq_ring_addr));
+	status = vdr_create_qp(dev);
+	vdr_memcg_leave(&m);
 	return status;
 }
 
@@ -487,9 +499,10 @@ int vdr_cmd_modify_qp(struct vdr_dev *dev)
 	const struct virtio_rdma_modify_qp_req *req = &dev->req.modify_qp;
 	const struct virtio_rdma_qp_attr *a = &req->attr;
 	u32 mask = le32_to_cpu(req->attr_mask);
+	struct vdr_memcg m;
 	struct vdr_qp *qp;
 	u8 cur, next;
-	int status;
+	int status, ret;
 
 	if (mask & ~VDR_QP_MASK_SUPPORTED)
 		return VIRTIO_RDMA_STATUS_OPNOTSUPP;
@@ -513,9 +526,12 @@ int vdr_cmd_modify_qp(struct vdr_dev *dev)
 	if (status)
 		goto out;
 
-	if (vdr_xqp_prepare(qp, next, (mask & VIRTIO_RDMA_QP_MAX_DEST_RD_ATOMIC) ?
-			    a->max_dest_rd_atomic :
-			    qp->attr.max_dest_rd_atomic)) {
+	vdr_memcg_enter_ring(&m, &qp->sq);
+	ret = vdr_xqp_prepare(qp, next, (mask & VIRTIO_RDMA_QP_MAX_DEST_RD_ATOMIC) ?
+			      a->max_dest_rd_atomic :
+			      qp->attr.max_dest_rd_atomic);
+	vdr_memcg_leave(&m);
+	if (ret) {
 		status = VIRTIO_RDMA_STATUS_NOMEM;
 		goto out;
 	}

@@ -102,6 +102,7 @@ static int vdr_check_create_srq(struct vdr_dev *dev,
 int vdr_cmd_create_srq(struct vdr_dev *dev)
 {
 	const struct virtio_rdma_create_srq_req *req = &dev->req.create_srq;
+	struct vdr_memcg m;
 	struct vdr_srq *srq;
 	u32 handle;
 	int status, ret;
@@ -116,7 +117,9 @@ int vdr_cmd_create_srq(struct vdr_dev *dev)
 	if (dev->nr_srqs >= VDR_MAX_SRQ)
 		return VIRTIO_RDMA_STATUS_NOSPC;
 
-	srq = kzalloc(sizeof(*srq), GFP_KERNEL_ACCOUNT);
+	vdr_memcg_enter(dev, &m, le64_to_cpu(req->ring_addr));
+	srq = kzalloc(sizeof(*srq), VDR_GFP_OBJ);
+	vdr_memcg_leave(&m);
 	if (!srq)
 		return VIRTIO_RDMA_STATUS_NOMEM;
 	spin_lock_init(&srq->lock);

@@ -273,6 +273,50 @@ int vdr_mem_read(struct vdr_dev *dev, u64 addr, void *buf, size_t len)
 }
 
 /*
+ * The pages of a ring at @addr: one DMA-contiguous area, or, with
+ * VIRTIO_RDMA_F_RING_PAGES, the 4 KiB pages that the list at @addr names
+ * (spec "Ring page lists").  Each must be one IOTLB mapping of one page.
+ */
+static int vdr_ring_pages(struct vdr_dev *dev, u64 addr, struct page **pages,
+			  unsigned long npages)
+{
+	bool listed = vdr_has_feature(dev, VIRTIO_RDMA_F_RING_PAGES);
+	__le64 *list = NULL;
+	unsigned long i;
+	unsigned int offset;
+	size_t chunk;
+	int ret = 0;
+
+	if (listed) {
+		list = kvmalloc_array(npages, sizeof(*list), GFP_KERNEL);
+		if (!list)
+			return -ENOMEM;
+		if (vdr_mem_read(dev, addr, list, npages * sizeof(*list))) {
+			kvfree(list);
+			return -EFAULT;
+		}
+	}
+	spin_lock(&dev->iotlb_lock);
+	for (i = 0; i < npages; i++) {
+		u64 page = listed ? le64_to_cpu(list[i]) :
+				    (addr & PAGE_MASK) + i * PAGE_SIZE;
+
+		chunk = PAGE_SIZE;
+		pages[i] = vdr_translate(dev, page, VHOST_MAP_RW, &chunk,
+					 &offset);
+		/* The whole page must be one mapping of one page. */
+		if (!pages[i] || offset || chunk != PAGE_SIZE ||
+		    offset_in_page(page)) {
+			ret = -EFAULT;
+			break;
+		}
+	}
+	spin_unlock(&dev->iotlb_lock);
+	kvfree(list);
+	return ret;
+}
+
+/*
  * Rings are accessed on every completion and work request, so they are
  * translated once, when the object is created, and mapped contiguously.
  * The driver keeps them until the destroying command completes (spec
@@ -282,33 +326,21 @@ int vdr_ring_map(struct vdr_dev *dev, struct vdr_ring *ring, u64 addr,
 		 u32 depth, u32 stride)
 {
 	u64 size = VIRTIO_RDMA_RING_CTL_SIZE + (u64)depth * stride;
-	u64 first = addr & PAGE_MASK;
-	unsigned long npages, i;
+	/* A listed ring starts at its first page; a contiguous one at addr. */
+	unsigned int start = vdr_has_feature(dev, VIRTIO_RDMA_F_RING_PAGES) ?
+			     0 : offset_in_page(addr);
+	unsigned long npages;
 	struct page **pages;
-	unsigned int offset;
-	size_t chunk;
-	int ret = 0;
+	int ret;
 	void *va;
 
 	if (addr + size - 1 < addr)
 		return -EINVAL;
-	npages = (PAGE_ALIGN(addr + size) - first) >> PAGE_SHIFT;
+	npages = PAGE_ALIGN(start + size) >> PAGE_SHIFT;
 	pages = kvmalloc_array(npages, sizeof(*pages), GFP_KERNEL);
 	if (!pages)
 		return -ENOMEM;
-
-	spin_lock(&dev->iotlb_lock);
-	for (i = 0; i < npages; i++) {
-		chunk = PAGE_SIZE;
-		pages[i] = vdr_translate(dev, first + i * PAGE_SIZE,
-					 VHOST_MAP_RW, &chunk, &offset);
-		/* The whole page must be one mapping of one page. */
-		if (!pages[i] || offset || chunk != PAGE_SIZE) {
-			ret = -EFAULT;
-			break;
-		}
-	}
-	spin_unlock(&dev->iotlb_lock);
+	ret = vdr_ring_pages(dev, addr, pages, npages);
 	if (ret)
 		goto out;
 
@@ -318,7 +350,7 @@ int vdr_ring_map(struct vdr_dev *dev, struct vdr_ring *ring, u64 addr,
 		goto out;
 	}
 	ring->vmap_base = va;
-	ring->ctl = va + offset_in_page(addr);
+	ring->ctl = va + start;
 	ring->entries = (void *)ring->ctl + VIRTIO_RDMA_RING_CTL_SIZE;
 	ring->addr = addr;
 	ring->depth = depth;

@@ -193,10 +193,10 @@ int vdr_xqp_create(struct vdr_dev *dev, struct vdr_qp *qp)
 {
 	struct vdr_xqp *x;
 
-	x = kzalloc(sizeof(*x), GFP_KERNEL_ACCOUNT);
+	x = kzalloc(sizeof(*x), VDR_GFP_OBJ);
 	if (!x)
 		return -ENOMEM;
-	x->swq = kvcalloc(qp->sq.depth, sizeof(*x->swq), GFP_KERNEL_ACCOUNT);
+	x->swq = kvcalloc(qp->sq.depth, sizeof(*x->swq), VDR_GFP_OBJ);
 	if (!x->swq) {
 		kfree(x);
 		return -ENOMEM;
@@ -327,7 +327,7 @@ int vdr_xqp_prepare(struct vdr_qp *qp, u8 next, u32 max_dest_rd_atomic)
 	if (!x || next != VIRTIO_RDMA_QPS_RTR || qp->state == next ||
 	    qp->type != VIRTIO_RDMA_QPT_RC || n == x->nr_rdatom)
 		return 0;
-	r = kvcalloc(n, sizeof(*r), GFP_KERNEL_ACCOUNT);
+	r = kvcalloc(n, sizeof(*r), VDR_GFP_OBJ);
 	if (!r)
 		return -ENOMEM;
 	kvfree(x->rdatom);

@@ -30,6 +30,7 @@
 #define VIRTIO_RDMA_F_RESIZE			4	/* CQ resize only */
 #define VIRTIO_RDMA_F_INDIRECT_MKEY		5	/* reserved */
 #define VIRTIO_RDMA_F_MR_REPLACE		6
+#define VIRTIO_RDMA_F_RING_PAGES		7	/* rings as page lists */
 
 /* Configuration space; limits are in the QUERY_DEVICE response instead. */
 struct virtio_rdma_config {
