@@ -24,7 +24,6 @@
  */
 #include "scale_common.h"
 
-#include <pthread.h>
 #include <sys/mman.h>
 
 #define PAGE		4096
@@ -280,33 +279,11 @@ static void side_free(struct side *s)
 	free(s->qp);
 }
 
-struct job {
-	void (*fn)(struct side *s);
-	struct side *s;
-};
-
-static void *job_run(void *arg)
-{
-	struct job *j = arg;
-
-	j->fn(j->s);
-	return NULL;
-}
-
-/*
- * @fn on both sides at once: each device runs its own commands, and the
- * scenario has a time budget on a debug kernel.
- */
+/* @fn on one device, then on the other. */
 static void both(void (*fn)(struct side *s))
 {
-	struct job j = { fn, &sb };
-	pthread_t t;
-
-	errno = pthread_create(&t, NULL, job_run, &j);
-	if (errno)
-		vt_die("pthread_create");
 	fn(&sa);
-	pthread_join(t, NULL);
+	fn(&sb);
 }
 
 static int full_main(char **argv)
