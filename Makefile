@@ -54,6 +54,7 @@ user:
 	@$(MAKE) --no-print-directory -C tools/cq-resize TOP=$(TOP)
 	@$(MAKE) --no-print-directory -C tools/fuzz TOP=$(TOP)
 	@$(MAKE) --no-print-directory -C tools/users TOP=$(TOP)
+	@$(MAKE) --no-print-directory -C tools/faults TOP=$(TOP)
 	@$(MAKE) --no-print-directory -C tools/scale TOP=$(TOP)
 
 install: user
