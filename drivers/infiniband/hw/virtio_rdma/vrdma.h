@@ -103,14 +103,19 @@ struct vrdma_wrid {
 	u32 len;		/* receives: the bytes their SGEs hold */
 };
 
-/* An SQ, RQ or CQ ring in driver memory (spec: "Rings"). */
+/* An SQ, RQ or CQ ring in driver memory (spec: "Rings"; vrdma_ring.c). */
 struct vrdma_ring {
 	void *buf;
-	dma_addr_t dma;
+	dma_addr_t dma;		/* what commands carry: the ring or its page list */
 	size_t size;
 	u32 depth;		/* power of two */
 	u32 shift;		/* log2 of the entry stride */
 	u32 head;		/* the index this side owns: SQ/RQ prod, CQ cons */
+	/* VIRTIO_RDMA_F_RING_PAGES: the pages, and their list for the device */
+	struct page **pages;
+	unsigned int npages;
+	__le64 *pl;
+	dma_addr_t pl_dma;
 	/* Kernel SQ, RQ, SRQ: one per slot, out of the device's reach */
 	struct vrdma_wrid *wrids;
 };
@@ -181,6 +186,7 @@ struct vrdma_dev {
 	bool mr_replace;	/* VIRTIO_RDMA_F_MR_REPLACE: rereg keeps keys */
 	bool srq;		/* VIRTIO_RDMA_F_SRQ */
 	bool resize;		/* VIRTIO_RDMA_F_RESIZE: CQ resize */
+	bool ring_pages;	/* VIRTIO_RDMA_F_RING_PAGES: rings of single pages */
 	struct virtio_rdma_query_port_resp port;	/* at probe */
 	u32 gid_tbl_len;
 	u8 max_mtu;
@@ -345,9 +351,13 @@ int vrdma_check_handle(struct vrdma_dev *dev, const char *kind, u32 handle,
 bool vrdma_create_undo(struct vrdma_dev *dev, const char *kind, u32 handle,
 		       int err, u32 cmd, const void *dreq, size_t dlen);
 
-/* ring helpers (vrdma_cq.c) */
+/* vrdma_ring.c */
+bool vrdma_ring_pages_ok(struct device *dma_dev);
 int vrdma_ring_alloc(struct vrdma_dev *dev, struct vrdma_ring *ring,
-		     u32 depth, u32 shift);
+		     u32 depth, u32 shift, bool user);
+void vrdma_ring_release(struct device *dma_dev, struct vrdma_ring *ring);
+int vrdma_ring_mmap(struct vrdma_ring *ring, struct vm_area_struct *vma);
+/* vrdma_cq.c */
 void vrdma_ring_free(struct vrdma_dev *dev, struct vrdma_ring *ring);
 
 /* vrdma_event.c */

@@ -7,7 +7,8 @@
  * prod; the driver consumes them and publishes cons.  CQ arming is a word in
  * the ring (spec: "Completion queue arming"), so poll and arm never need a
  * control command.  Resizing (VIRTIO_RDMA_F_RESIZE) moves the CQ to a new
- * ring with the same free-running indices, see vrdma_resize_cq().
+ * ring with the same free-running indices, see vrdma_resize_cq().  The
+ * ring memory itself is vrdma_ring.c's.
  */
 
 #include <linux/dma-mapping.h>
@@ -15,30 +16,10 @@
 
 #include "vrdma.h"
 
-int vrdma_ring_alloc(struct vrdma_dev *dev, struct vrdma_ring *ring,
-		     u32 depth, u32 shift)
-{
-	ring->depth = depth;
-	ring->shift = shift;
-	ring->head = 0;
-	/* Whole pages, so the ring can later be mapped into user space. */
-	ring->size = PAGE_ALIGN(VIRTIO_RDMA_RING_CTL_SIZE +
-				((size_t)depth << shift));
-	ring->buf = dma_alloc_coherent(dev->dma_dev, ring->size, &ring->dma,
-				       GFP_KERNEL);
-	if (!ring->buf)
-		return -ENOMEM;
-	memset(ring->buf, 0, VIRTIO_RDMA_RING_CTL_SIZE);
-	return 0;
-}
-
 void vrdma_ring_free(struct vrdma_dev *dev, struct vrdma_ring *ring)
 {
 	vrdma_wrids_free(ring);
-	if (!ring->buf)
-		return;
-	dma_free_coherent(dev->dma_dev, ring->size, ring->buf, ring->dma);
-	ring->buf = NULL;
+	vrdma_ring_release(dev->dma_dev, ring);
 }
 
 static int vrdma_do_create_cq(struct ib_cq *ibcq,
@@ -68,7 +49,7 @@ static int vrdma_do_create_cq(struct ib_cq *ibcq,
 	spin_lock_init(&cq->lock);
 	mutex_init(&cq->resize_lock);
 	xa_init(&cq->qps);
-	err = vrdma_ring_alloc(dev, &cq->ring, depth, VIRTIO_RDMA_CQE_SHIFT);
+	err = vrdma_ring_alloc(dev, &cq->ring, depth, VIRTIO_RDMA_CQE_SHIFT, !!udata);
 	if (err)
 		return err;
 
@@ -412,7 +393,7 @@ int vrdma_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	depth = roundup_pow_of_two(cqe);
 
 	mutex_lock(&cq->resize_lock);
-	err = vrdma_ring_alloc(dev, &ring, depth, VIRTIO_RDMA_CQE_SHIFT);
+	err = vrdma_ring_alloc(dev, &ring, depth, VIRTIO_RDMA_CQE_SHIFT, !!udata);
 	if (err)
 		goto unlock;
 	/*

@@ -308,9 +308,7 @@ bool vrdma_create_undo(struct vrdma_dev *dev, const char *kind, u32 handle,
 
 struct vrdma_orphan_ring {
 	struct list_head node;
-	void *buf;
-	dma_addr_t dma;
-	size_t size;
+	struct vrdma_ring ring;
 };
 
 /*
@@ -330,12 +328,12 @@ void vrdma_orphan_ring(struct vrdma_dev *dev, struct vrdma_ring *ring)
 	if (!o) {
 		/* Leaking is safer than letting the device write freed memory. */
 		ring->buf = NULL;
+		ring->pages = NULL;
 		return;
 	}
-	o->buf = ring->buf;
-	o->dma = ring->dma;
-	o->size = ring->size;
+	o->ring = *ring;
 	ring->buf = NULL;
+	ring->pages = NULL;
 	spin_lock_irqsave(&dev->ctrl_lock, flags);
 	list_add_tail(&o->node, &dev->orphan_rings);
 	spin_unlock_irqrestore(&dev->ctrl_lock, flags);
@@ -380,7 +378,7 @@ void vrdma_ctrl_cleanup(struct vrdma_dev *dev)
 	}
 	list_for_each_entry_safe(o, otmp, &dev->orphan_rings, node) {
 		list_del(&o->node);
-		dma_free_coherent(dev->dma_dev, o->size, o->buf, o->dma);
+		vrdma_ring_release(dev->dma_dev, &o->ring);
 		kfree(o);
 	}
 	list_for_each_entry_safe(u, utmp, &dev->orphan_umems, node) {

@@ -185,6 +185,10 @@ static int vrdma_validate(struct virtio_device *vdev)
 		dev_err(&vdev->dev, "device is not a VIRTIO 1.0 device\n");
 		return -ENODEV;
 	}
+	/* Rings stay contiguous where pages would need DMA syncs. */
+	if (virtio_has_feature(vdev, VIRTIO_RDMA_F_RING_PAGES) &&
+	    !vrdma_ring_pages_ok(vdev->dev.parent))
+		__virtio_clear_bit(vdev, VIRTIO_RDMA_F_RING_PAGES);
 	return 0;
 }
 
@@ -232,6 +236,7 @@ static int vrdma_probe(struct virtio_device *vdev)
 	dev->mr_replace = virtio_has_feature(vdev, VIRTIO_RDMA_F_MR_REPLACE);
 	dev->srq = virtio_has_feature(vdev, VIRTIO_RDMA_F_SRQ);
 	dev->resize = virtio_has_feature(vdev, VIRTIO_RDMA_F_RESIZE);
+	dev->ring_pages = virtio_has_feature(vdev, VIRTIO_RDMA_F_RING_PAGES);
 
 	err = vrdma_find_vqs(dev);
 	if (err)
@@ -331,6 +336,7 @@ static unsigned int vrdma_features[] = {
 	VIRTIO_RDMA_F_ATOMIC,
 	VIRTIO_RDMA_F_RESIZE,
 	VIRTIO_RDMA_F_MR_REPLACE,
+	VIRTIO_RDMA_F_RING_PAGES,
 	VIRTIO_RING_F_EVENT_IDX,
 	VIRTIO_F_VERSION_1,
 };

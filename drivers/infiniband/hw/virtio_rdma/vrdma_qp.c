@@ -158,11 +158,11 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->rq_lock);
 	INIT_LIST_HEAD(&qp->db_link);
 
-	err = vrdma_ring_alloc(dev, &qp->sq, sq_depth, sq_log2);
+	err = vrdma_ring_alloc(dev, &qp->sq, sq_depth, sq_log2, !!udata);
 	if (err)
 		return err;
 	if (rq_depth) {
-		err = vrdma_ring_alloc(dev, &qp->rq, rq_depth, rq_log2);
+		err = vrdma_ring_alloc(dev, &qp->rq, rq_depth, rq_log2, !!udata);
 		if (err)
 			goto err_sq;
 	}

@@ -76,7 +76,7 @@ int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 			     virtio_rdma_rq_stride_sges(virtio_rdma_rq_stride_log2(shift)));
 	spin_lock_init(&srq->lock);
 	err = vrdma_ring_alloc(dev, &srq->ring, depth,
-			       virtio_rdma_rq_stride_log2(shift));
+			       virtio_rdma_rq_stride_log2(shift), !!udata);
 	if (err)
 		return err;
 	/* A kernel SRQ's wr_ids stay with the driver (vrdma_wrid.c). */

@@ -6,11 +6,14 @@
  * include/uapi/rdma/virtio_rdma-abi.h and the mapping of CQ, SQ and RQ rings
  * into the process that owns them.
  *
- * The kernel allocates every ring (DMA-coherent, as for kernel objects) and
- * hands it to an mmap entry, which owns it from then on: the memory is freed
- * in mmap_free, i.e. only after the object is destroyed and the last mapping
- * of it is gone.  User space writes WQEs and ring indices; it never supplies
- * a DMA address, and the device validates everything it reads from a ring.
+ * The kernel allocates every ring (vrdma_ring.c, as for kernel objects, but
+ * charged to the task's memory cgroup) and hands it to an mmap entry, which
+ * owns it from then on.  Nothing is freed before the object is destroyed
+ * and the last mapping of the ring is gone: a contiguous ring is freed in
+ * mmap_free, which its mappings hold off; each page of a page ring is
+ * referenced by the mappings themselves.  User space writes WQEs and ring
+ * indices; it never supplies a DMA address, and the device validates
+ * everything it reads from a ring.
  */
 
 #include <linux/mm.h>
@@ -23,9 +26,7 @@
 struct vrdma_umap {
 	struct rdma_user_mmap_entry rdma_entry;
 	struct device *dma_dev;
-	void *buf;
-	dma_addr_t dma;
-	size_t size;
+	struct vrdma_ring ring;
 	/* The device may still write the ring (destroy failed): never free. */
 	bool leak;
 };
@@ -107,14 +108,12 @@ static int vrdma_ring_to_user(struct vrdma_dev *dev, struct ib_ucontext *uctx,
 	struct vrdma_umap *m;
 	int err;
 
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m)
 		return -ENOMEM;
 	m->dma_dev = dev->dma_dev;
-	m->buf = ring->buf;
-	m->dma = ring->dma;
-	m->size = ring->size;
-	err = rdma_user_mmap_entry_insert(uctx, &m->rdma_entry, m->size);
+	m->ring = *ring;
+	err = rdma_user_mmap_entry_insert(uctx, &m->rdma_entry, ring->size);
 	if (err) {
 		kfree(m);
 		return err;
@@ -137,6 +136,7 @@ void vrdma_user_ring_release(struct vrdma_ring *ring,
 	rdma_user_mmap_entry_remove(*entry);
 	*entry = NULL;
 	ring->buf = NULL;
+	ring->pages = NULL;
 }
 
 int vrdma_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
@@ -150,14 +150,23 @@ int vrdma_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 	if (!e)
 		return -EINVAL;
 	m = to_vumap(e);
+	/*
+	 * Page rings: each mapped page holds a reference of its own, the
+	 * entry may go first (vrdma_ring.c).
+	 */
+	if (m->ring.pages) {
+		err = vrdma_ring_mmap(&m->ring, vma);
+		goto out;
+	}
 	/* Coherent memory of a direct-mapped device: plain RAM, cacheable. */
-	if (!virt_addr_valid(m->buf)) {
+	if (!virt_addr_valid(m->ring.buf)) {
 		err = -EOPNOTSUPP;
 		goto out;
 	}
 	/* The vma holds a reference on the entry until it is unmapped. */
-	err = rdma_user_mmap_io(uctx, vma, page_to_pfn(virt_to_page(m->buf)),
-				m->size, vma->vm_page_prot, e);
+	err = rdma_user_mmap_io(uctx, vma,
+				page_to_pfn(virt_to_page(m->ring.buf)),
+				m->ring.size, vma->vm_page_prot, e);
 out:
 	rdma_user_mmap_entry_put(e);
 	return err;
@@ -168,7 +177,7 @@ void vrdma_mmap_free(struct rdma_user_mmap_entry *e)
 	struct vrdma_umap *m = to_vumap(e);
 
 	if (!m->leak)
-		dma_free_coherent(m->dma_dev, m->size, m->buf, m->dma);
+		vrdma_ring_release(m->dma_dev, &m->ring);
 	kfree(m);
 }
 
