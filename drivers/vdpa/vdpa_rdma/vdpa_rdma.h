@@ -112,6 +112,8 @@
 struct vdr_dev;
 struct vdr_xdev;
 
+#define VDR_VQ_KVECS	4
+
 struct vdr_vq {
 	/*
 	 * Eventqs: held while the vring is used, by ctrl_work, by a QP's work
@@ -122,6 +124,14 @@ struct vdr_vq {
 	struct vringh vring;
 	struct vringh_kiov riov;
 	struct vringh_kiov wiov;
+	/*
+	 * riov's and wiov's room for the chains the driver sends (one or two
+	 * descriptors), so that taking one never allocates: when vringh fails
+	 * to grow an iov it has already taken the chain's head, and the chain
+	 * (a command, a doorbell) would be lost.
+	 */
+	struct kvec rkvec[VDR_VQ_KVECS];
+	struct kvec wkvec[VDR_VQ_KVECS];
 	u16 head;
 	bool ready;
 	u64 desc_addr;

@@ -496,6 +496,10 @@ static int vdr_dev_init(struct vdr_dev *dev, const char *name, u16 nqp)
 			lockdep_set_class(&dev->vqs[i].lock, &vdr_dbq_lock_key);
 		vringh_set_iotlb(&dev->vqs[i].vring, &dev->iotlb,
 				 &dev->iotlb_lock);
+		vringh_kiov_init(&dev->vqs[i].riov, dev->vqs[i].rkvec,
+				 VDR_VQ_KVECS);
+		vringh_kiov_init(&dev->vqs[i].wiov, dev->vqs[i].wkvec,
+				 VDR_VQ_KVECS);
 	}
 	vdr_vqs_reset(dev);
 	return 0;
