@@ -443,6 +443,7 @@ static const struct vdpa_config_ops vdr_config_ops = {
 static int vdr_dev_init(struct vdr_dev *dev, const char *name, u16 nqp)
 {
 	struct device *d = &dev->vdpa.dev;
+	struct vdr_vq *vqs;
 	int i, ret;
 
 	mutex_init(&dev->lock);
@@ -478,31 +479,36 @@ static int vdr_dev_init(struct vdr_dev *dev, const char *name, u16 nqp)
 		return ret;
 	dev->vdpa.dma_dev = d;
 
-	dev->vqs = kcalloc(dev->nvqs, sizeof(*dev->vqs), GFP_KERNEL);
+	vqs = kcalloc(dev->nvqs, sizeof(*vqs), GFP_KERNEL);
 	dev->ev_pending = kcalloc(nqp, sizeof(*dev->ev_pending), GFP_KERNEL);
-	if (!dev->vqs || !dev->ev_pending)
-		return -ENOMEM;
+	if (!vqs || !dev->ev_pending) {
+		ret = -ENOMEM;
+		goto err_vqs;
+	}
 	for (i = 0; i < nqp; i++)
 		INIT_LIST_HEAD(&dev->ev_pending[i]);
 
 	ret = vhost_iotlb_add_range(&dev->iotlb, 0, ULONG_MAX, 0, VHOST_MAP_RW);
 	if (ret)
-		return ret;
+		goto err_vqs;
 	dev->iotlb_pt = true;
 	for (i = 0; i < dev->nvqs; i++) {
-		mutex_init(&dev->vqs[i].lock);
+		mutex_init(&vqs[i].lock);
 		/* Taken before a QP's lock, where eventq locks come after. */
 		if (vdr_is_dbq(i))
-			lockdep_set_class(&dev->vqs[i].lock, &vdr_dbq_lock_key);
-		vringh_set_iotlb(&dev->vqs[i].vring, &dev->iotlb,
-				 &dev->iotlb_lock);
-		vringh_kiov_init(&dev->vqs[i].riov, dev->vqs[i].rkvec,
-				 VDR_VQ_KVECS);
-		vringh_kiov_init(&dev->vqs[i].wiov, dev->vqs[i].wkvec,
-				 VDR_VQ_KVECS);
+			lockdep_set_class(&vqs[i].lock, &vdr_dbq_lock_key);
+		vringh_set_iotlb(&vqs[i].vring, &dev->iotlb, &dev->iotlb_lock);
+		vringh_kiov_init(&vqs[i].riov, vqs[i].rkvec, VDR_VQ_KVECS);
+		vringh_kiov_init(&vqs[i].wiov, vqs[i].wkvec, VDR_VQ_KVECS);
 	}
+	/* Only initialised vqs: vdr_free() resets those it finds. */
+	dev->vqs = vqs;
 	vdr_vqs_reset(dev);
 	return 0;
+
+err_vqs:
+	kfree(vqs);
+	return ret;
 }
 
 static int vdr_dev_add(struct vdpa_mgmt_dev *mdev, const char *name,
