@@ -91,6 +91,31 @@ void vrdma_mark_broken(struct vrdma_dev *dev, const char *why)
 }
 
 /*
+ * A destroy must not fail for want of memory: ib_core does not let a
+ * kernel object's destroy fail ("Destroy of kernel CQ shouldn't fail": it
+ * leaks, with its CQs and PD, on device removal), and a process's objects
+ * are destroyed at its exit under the same rule.  A destroy command's
+ * buffers are a few dozen bytes: allocated without failing.
+ */
+#define VRDMA_CMD_NOFAIL_MAX	256
+
+static gfp_t vrdma_cmd_gfp(u32 cmd, size_t len)
+{
+	if (len > VRDMA_CMD_NOFAIL_MAX)
+		return GFP_KERNEL;
+	switch (cmd) {
+	case VIRTIO_RDMA_CMD_DESTROY_PD:
+	case VIRTIO_RDMA_CMD_DESTROY_CQ:
+	case VIRTIO_RDMA_CMD_DESTROY_QP:
+	case VIRTIO_RDMA_CMD_DESTROY_SRQ:
+	case VIRTIO_RDMA_CMD_DEREG_MR:
+		return GFP_KERNEL | __GFP_NOFAIL;
+	default:
+		return GFP_KERNEL;
+	}
+}
+
+/*
  * Submit one command chain: out_len driver-readable bytes (header included)
  * and in_len device-writable bytes.  On return *used is the length the
  * device reported; the device-writable bytes are copied to @in.  The
@@ -101,25 +126,29 @@ int vrdma_cmd_raw(struct vrdma_dev *dev, const void *out, size_t out_len,
 {
 	struct scatterlist out_sg, in_sg, *sgs[2];
 	unsigned int nout = 0, nin = 0;
+	const struct virtio_rdma_cmd_hdr *hdr = out;
 	unsigned long flags;
 	struct vrdma_cmd *cmd;
 	size_t in_off;
 	ktime_t deadline;
+	gfp_t gfp;
 	int err;
 
 	might_sleep();
 	if (!out_len && !in_len)
 		return -EINVAL;
+	/* Keep the device-writable part off the cache lines the CPU writes. */
+	in_off = ALIGN(out_len, dma_get_cache_alignment());
+	gfp = vrdma_cmd_gfp(out_len >= sizeof(*hdr) ? le32_to_cpu(hdr->cmd) : 0,
+			    in_off + in_len);
 
-	cmd = kzalloc(sizeof(*cmd), GFP_KERNEL);
+	cmd = kzalloc(sizeof(*cmd), gfp);
 	if (!cmd)
 		return -ENOMEM;
 	init_completion(&cmd->done);
 	INIT_LIST_HEAD(&cmd->node);
 
-	/* Keep the device-writable part off the cache lines the CPU writes. */
-	in_off = ALIGN(out_len, dma_get_cache_alignment());
-	cmd->buf = kzalloc(in_off + in_len, GFP_KERNEL);
+	cmd->buf = kzalloc(in_off + in_len, gfp);
 	if (!cmd->buf) {
 		kfree(cmd);
 		return -ENOMEM;
@@ -221,7 +250,7 @@ int vrdma_cmd(struct vrdma_dev *dev, u32 cmd_code, const void *req,
 	int err;
 
 	/* Requests and responses are small; one allocation holds both. */
-	out = kzalloc(out_len + in_len, GFP_KERNEL);
+	out = kzalloc(out_len + in_len, vrdma_cmd_gfp(cmd_code, out_len + in_len));
 	if (!out)
 		return -ENOMEM;
 	in = out + out_len;
