@@ -301,12 +301,16 @@ static int vdr_ring_pages(struct vdr_dev *dev, u64 addr, struct page **pages,
 		u64 page = listed ? le64_to_cpu(list[i]) :
 				    (addr & PAGE_MASK) + i * PAGE_SIZE;
 
+		/* A listed page must be aligned (spec: INVAL). */
+		if (offset_in_page(page)) {
+			ret = -EINVAL;
+			break;
+		}
 		chunk = PAGE_SIZE;
 		pages[i] = vdr_translate(dev, page, VHOST_MAP_RW, &chunk,
 					 &offset);
 		/* The whole page must be one mapping of one page. */
-		if (!pages[i] || offset || chunk != PAGE_SIZE ||
-		    offset_in_page(page)) {
+		if (!pages[i] || offset || chunk != PAGE_SIZE) {
 			ret = -EFAULT;
 			break;
 		}
