@@ -475,6 +475,7 @@ int vrdma_destroy_ah(struct ib_ah *ibah, u32 flags);
 /* vrdma_uverbs.c */
 int vrdma_alloc_ucontext(struct ib_ucontext *uctx, struct ib_udata *udata);
 void vrdma_dealloc_ucontext(struct ib_ucontext *uctx);
+void vrdma_disassociate_ucontext(struct ib_ucontext *uctx);
 int vrdma_query_ucontext(struct ib_ucontext *uctx,
 			 struct uverbs_attr_bundle *attrs);
 int vrdma_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);

@@ -43,6 +43,7 @@ static const struct ib_device_ops vrdma_dev_ops = {
 	.destroy_ah = vrdma_destroy_ah,
 	.destroy_cq = vrdma_destroy_cq,
 	.destroy_qp = vrdma_destroy_qp,
+	.disassociate_ucontext = vrdma_disassociate_ucontext,
 	.get_dev_fw_str = vrdma_get_fw_str,
 	.get_dma_mr = vrdma_get_dma_mr,
 	.get_hw_stats = vrdma_get_hw_stats,

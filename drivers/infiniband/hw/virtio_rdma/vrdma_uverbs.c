@@ -91,6 +91,22 @@ void vrdma_dealloc_ucontext(struct ib_ucontext *uctx)
 }
 
 /*
+ * The device goes away (deleted, driver unloaded, netdev gone) while
+ * processes still have it open.  Without this op ib_core would wait for
+ * each of them to close it, and a process spinning on its CQ never does:
+ * the removal would hang with it.  With it, ib_core tells each process
+ * (IB_EVENT_DEVICE_FATAL, EIO from every later command), destroys its
+ * objects through the ordinary destroy paths while the device still runs,
+ * and zaps its mappings of our rings, which are all rdma_user_mmap_io()
+ * mappings of mmap entries: the rings are freed when the entries go
+ * (vrdma_mmap_free()), never while a process can reach them.  Nothing is
+ * left for the driver to do here.
+ */
+void vrdma_disassociate_ucontext(struct ib_ucontext *uctx)
+{
+}
+
+/*
  * ibv_import_device on a shared command fd: nothing driver-specific to
  * report, the rings of each object come with its own creation.
  */
