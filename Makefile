@@ -7,6 +7,7 @@
 #   make check      everything, then every KUnit suite and guest scenario
 #   make fuzz       the RoCEv2 packet fuzzer for minutes (FUZZ_SECONDS, FUZZ_COUNT, FUZZ_SEED)
 #   make bench      virtio_rdma vs rxe vs siw on the perf kernel (BENCH=quick|full)
+#   make soak       10 minutes of mixed traffic on the perf kernel (SOAK_SECONDS)
 KERNEL ?= test
 TOP := $(CURDIR)
 B := $(TOP)/build
@@ -21,7 +22,7 @@ VRDMA_CONFIG_DRIVER := CONFIG_INFINIBAND_VIRTIO_RDMA=m CONFIG_INFINIBAND_VIRTIO_
 VRDMA_CONFIG := $(VRDMA_CONFIG_DRIVER) CONFIG_VDPA_RDMA=m CONFIG_VDPA_RDMA_FAULTS=y \
 	CONFIG_INFINIBAND_VIRTIO_RDMA_KUNIT_TEST=m CONFIG_VDPA_RDMA_KUNIT_TEST=m
 
-.PHONY: all kernel modules modules-locked user install demo check fuzz bench sparse compat61 checkpatch clean
+.PHONY: all kernel modules modules-locked user install demo check fuzz bench soak sparse compat61 checkpatch clean
 
 all: modules user
 
@@ -77,6 +78,13 @@ BENCH ?= full
 bench: user
 	@$(MAKE) --no-print-directory modules KERNEL=perf
 	@BENCH=$(BENCH) tools/bench/run
+
+# Never part of check: SOAK_SECONDS (default 600) of mixed traffic in one perf-kernel
+# guest; fails on a failed run, error counters, memory growth, latency drift or a
+# kernel report.  Writes build/soak/summary.txt.
+soak: user
+	@$(MAKE) --no-print-directory modules KERNEL=perf
+	@tools/soak/run
 
 sparse: modules
 	@flock $(B)/.modules.lock $(MAKE) -s -C $(KDIR) M=$(OBJ) C=2 CF=-D__CHECK_ENDIAN__ \
