@@ -165,21 +165,6 @@ static bool same(const uint8_t *p, size_t len, unsigned int seed)
 	return true;
 }
 
-static struct ibv_device *find_device(const char *name)
-{
-	struct ibv_device **list;
-	int i, n;
-
-	list = ibv_get_device_list(&n);
-	if (!list)
-		vt_die("ibv_get_device_list");
-	for (i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			return list[i];	/* the list stays: it owns the device */
-	printf("FAIL: no device %s\n", name);
-	exit(1);
-}
-
 static int post_send(struct ibv_qp *qp, enum ibv_wr_opcode op, void *addr,
 		     uint32_t len, uint32_t lkey, uint64_t raddr, uint32_t rkey)
 {
@@ -856,7 +841,7 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	mode = argv[1];
-	t.dev = find_device(argv[2]);
+	t.dev = vt_find_device(argv[2]);
 	t.gidx = atoi(argv[3]);
 	peer.gidx = atoi(argv[5]);
 	ends_open(&peer, argv[4]);

@@ -60,9 +60,8 @@ void vt_sleep_us(unsigned int us)
 	nanosleep(&ts, NULL);
 }
 
-struct ibv_context *vt_open_device(const char *name)
+struct ibv_device *vt_find_device(const char *name)
 {
-	struct ibv_context *ctx = NULL;
 	struct ibv_device **list;
 	int i, n;
 
@@ -71,15 +70,17 @@ struct ibv_context *vt_open_device(const char *name)
 		vt_die("ibv_get_device_list");
 	for (i = 0; i < n; i++)
 		if (!strcmp(ibv_get_device_name(list[i]), name))
-			break;
-	if (i == n) {
-		printf("FAIL: no device %s\n", name);
-		exit(1);
-	}
-	ctx = ibv_open_device(list[i]);
+			return list[i];	/* the list stays: it owns the device */
+	printf("FAIL: no device %s\n", name);
+	exit(1);
+}
+
+struct ibv_context *vt_open_device(const char *name)
+{
+	struct ibv_context *ctx = ibv_open_device(vt_find_device(name));
+
 	if (!ctx)
 		vt_die("ibv_open_device");
-	ibv_free_device_list(list);
 	return ctx;
 }
 

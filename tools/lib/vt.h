@@ -32,6 +32,11 @@ const char *vt_errname(int e);
 uint64_t vt_now_ms(void);
 void vt_sleep_us(unsigned int us);
 
+/*
+ * The device called @name; exits if there is none.  Its device list is
+ * kept for good: it owns the device.
+ */
+struct ibv_device *vt_find_device(const char *name);
 /* The device called @name, opened; exits if there is none. */
 struct ibv_context *vt_open_device(const char *name);
 
