@@ -97,10 +97,12 @@ void vrdma_dealloc_ucontext(struct ib_ucontext *uctx)
  * the removal would hang with it.  With it, ib_core tells each process
  * (IB_EVENT_DEVICE_FATAL, EIO from every later command), destroys its
  * objects through the ordinary destroy paths while the device still runs,
- * and zaps its mappings of our rings, which are all rdma_user_mmap_io()
- * mappings of mmap entries: the rings are freed when the entries go
- * (vrdma_mmap_free()), never while a process can reach them.  Nothing is
- * left for the driver to do here.
+ * and zaps the rdma_user_mmap_io() mappings of contiguous rings.  Page
+ * rings (vrdma_ring.c) are mapped with vm_insert_pages(), which ib_core
+ * does not track: they stay mapped, each page held by its mapping, so the
+ * process keeps memory that the device no longer touches until it unmaps
+ * it.  Either way no ring is freed while a process can reach it, and
+ * nothing is left for the driver to do here.
  */
 void vrdma_disassociate_ucontext(struct ib_ucontext *uctx)
 {
