@@ -12,6 +12,7 @@
 #ifndef VRDMA_COMPAT_H
 #define VRDMA_COMPAT_H
 
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/version.h>
 #include <linux/virtio_config.h>
@@ -78,6 +79,16 @@ static inline int vrdma_virtio_find_vqs(struct virtio_device *vdev,
 }
 
 #define virtio_find_vqs		vrdma_virtio_find_vqs
+
+#endif /* LINUX_VERSION_CODE */
+
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+
+/* vm_flags is changed through these since 6.3, directly before. */
+static inline void vm_flags_set(struct vm_area_struct *vma, vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
+}
 
 #endif /* LINUX_VERSION_CODE */
 

@@ -26,6 +26,7 @@
 #include <linux/vmalloc.h>
 
 #include "vrdma.h"
+#include "vrdma_compat.h"
 
 /*
  * Off: contiguous rings even where the device offers page lists, for tools
