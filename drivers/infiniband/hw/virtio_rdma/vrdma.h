@@ -101,6 +101,7 @@ struct vrdma_caps {
 struct vrdma_wrid {
 	u64 wr_id;
 	u32 len;		/* receives: the bytes their SGEs hold */
+	bool posted;		/* a CQE may name it */
 };
 
 /* An SQ, RQ or CQ ring in driver memory (spec: "Rings"; vrdma_ring.c). */
@@ -118,6 +119,13 @@ struct vrdma_ring {
 	dma_addr_t pl_dma;
 	/* Kernel SQ, RQ, SRQ: one per slot, out of the device's reach */
 	struct vrdma_wrid *wrids;
+	/*
+	 * Kernel SRQ: the free entries of wrids, taken when a receive is
+	 * posted and given back when its completion is polled (vrdma_wrid.c).
+	 */
+	u32 *wrid_free;
+	u32 wrid_nfree;
+	spinlock_t wrid_lock;	/* wrid_free; taken inside srq->lock, cq->lock */
 };
 
 static inline struct virtio_rdma_ring_ctl *vrdma_ring_ctl(struct vrdma_ring *r)
@@ -444,12 +452,14 @@ int vrdma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 
 /* vrdma_wrid.c */
-int vrdma_wrids_alloc(struct vrdma_ring *ring);
+int vrdma_wrids_alloc(struct vrdma_ring *ring, bool any_order);
 void vrdma_wrids_free(struct vrdma_ring *ring);
 __le64 vrdma_wrid_send(struct vrdma_ring *sq, u64 wr_id);
-__le64 vrdma_wrid_recv(struct vrdma_ring *rq, const struct ib_recv_wr *wr);
-const struct vrdma_wrid *vrdma_wrid_get(struct vrdma_qp *qp,
-					const struct virtio_rdma_cqe *cqe);
+int vrdma_wrid_recv(struct vrdma_ring *rq, const struct ib_recv_wr *wr,
+		    __le64 *token);
+bool vrdma_wrid_take(struct vrdma_qp *qp, const struct virtio_rdma_cqe *cqe,
+		     struct vrdma_wrid *w);
+void vrdma_cq_srq_forget(struct vrdma_cq *cq, struct vrdma_qp *qp);
 
 /* vrdma_mr.c */
 struct ib_mr *vrdma_get_dma_mr(struct ib_pd *pd, int access);

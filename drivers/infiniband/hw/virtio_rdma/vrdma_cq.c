@@ -224,6 +224,33 @@ static void vrdma_cqe_to_wc(struct vrdma_dev *dev, struct vrdma_cq *cq,
 	}
 }
 
+/*
+ * Kernel QP @qp of an SRQ is being destroyed, and the device has written
+ * its last CQEs: the receives it had taken from the SRQ (completed, or
+ * flushed with it) wait unpolled in @cq's ring, where the poll now skips
+ * them, @qp being no longer @cq's.  Their SRQ entries are given back here,
+ * or the SRQ would lose one for each QP destroyed in the middle of a
+ * message.  Under cq->lock; at most one ring's worth of CQEs.
+ */
+void vrdma_cq_srq_forget(struct vrdma_cq *cq, struct vrdma_qp *qp)
+{
+	struct vrdma_ring *ring = &cq->ring;
+	const struct virtio_rdma_cqe *cqe;
+	struct vrdma_wrid w;
+	u32 prod, i;
+
+	lockdep_assert_held(&cq->lock);
+	/* Pairs with the device's release of prod, as in vrdma_poll_cq(). */
+	prod = le32_to_cpu(virt_load_acquire(&vrdma_ring_ctl(ring)->prod));
+	if (!virtio_rdma_ring_valid(prod, ring->head, ring->depth))
+		return;	/* poll_cq says so; a ring of garbage gives nothing back */
+	for (i = ring->head; i != prod; i++) {
+		cqe = vrdma_ring_entry(ring, i);
+		if (le32_to_cpu(cqe->qp_handle) == qp->handle)
+			vrdma_wrid_take(qp, cqe, &w);
+	}
+}
+
 int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
 	struct vrdma_dev *dev = to_vdev(ibcq->device);
@@ -231,7 +258,7 @@ int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	struct vrdma_ring *ring = &cq->ring;
 	struct virtio_rdma_ring_ctl *ctl;
 	const struct virtio_rdma_cqe *cqe;
-	const struct vrdma_wrid *w;
+	struct vrdma_wrid w;
 	struct vrdma_qp *qp;
 	unsigned long flags;
 	u32 prod, start;
@@ -270,14 +297,13 @@ int vrdma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 			continue;
 		}
 		/* No slot of the QP's: no consumer's wr_id to give. */
-		w = vrdma_wrid_get(qp, cqe);
-		if (!w) {
+		if (!vrdma_wrid_take(qp, cqe, &w)) {
 			vrdma_dev_err(dev, "CQ %u: CQE of QP %u names no work request (%#llx)\n",
 				      cq->handle, qp->handle,
 				      le64_to_cpu(cqe->wr_id));
 			continue;
 		}
-		vrdma_cqe_to_wc(dev, cq, cqe, qp, w, &wc[n++]);
+		vrdma_cqe_to_wc(dev, cq, cqe, qp, &w, &wc[n++]);
 	}
 	if (ring->head != start) {
 		/*

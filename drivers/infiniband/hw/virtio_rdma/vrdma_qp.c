@@ -168,9 +168,9 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	}
 	/* A kernel QP's wr_ids stay with the driver (vrdma_wrid.c). */
 	if (!udata) {
-		err = vrdma_wrids_alloc(&qp->sq);
+		err = vrdma_wrids_alloc(&qp->sq, false);
 		if (!err && rq_depth)
-			err = vrdma_wrids_alloc(&qp->rq);
+			err = vrdma_wrids_alloc(&qp->rq, false);
 		if (err)
 			goto err_rq;
 	}
@@ -456,6 +456,8 @@ static void vrdma_qp_unpublish(struct vrdma_dev *dev, struct vrdma_qp *qp)
 	spin_lock_irqsave(&scq->lock, flags);
 	spin_unlock_irqrestore(&scq->lock, flags);
 	spin_lock_irqsave(&rcq->lock, flags);
+	if (qp->ibqp.srq && !qp->user)
+		vrdma_cq_srq_forget(rcq, qp);
 	spin_unlock_irqrestore(&rcq->lock, flags);
 	vrdma_eventqs_fence(dev);
 }

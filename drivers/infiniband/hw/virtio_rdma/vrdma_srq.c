@@ -81,7 +81,7 @@ int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		return err;
 	/* A kernel SRQ's wr_ids stay with the driver (vrdma_wrid.c). */
 	if (!udata) {
-		err = vrdma_wrids_alloc(&srq->ring);
+		err = vrdma_wrids_alloc(&srq->ring, true);
 		if (err)
 			goto err_ring;
 	}

@@ -273,13 +273,15 @@ out:
  *
  * Moves ring->head past what it wrote; the caller publishes prod.
  *
- * Return: 0, -ENOMEM when the ring is full, or vrdma_copy_sges()' error.
+ * Return: 0, -ENOMEM when the ring is full (or, for an SRQ, when as many
+ * receives as it holds are posted and not polled), or vrdma_copy_sges()'
+ * error.
  */
 int vrdma_ring_put_recvs(struct vrdma_ring *ring,
 			 const struct ib_recv_wr **wr, u32 max_sge)
 {
 	struct virtio_rdma_rq_wqe *wqe;
-	int n;
+	int n, err;
 
 	for (; *wr; *wr = (*wr)->next) {
 		if (vrdma_ring_full(ring))
@@ -290,7 +292,9 @@ int vrdma_ring_put_recvs(struct vrdma_ring *ring,
 				    (*wr)->num_sge, max_sge);
 		if (n < 0)
 			return n;
-		wqe->wr_id = vrdma_wrid_recv(ring, *wr);
+		err = vrdma_wrid_recv(ring, *wr, &wqe->wr_id);
+		if (err)
+			return err;
 		wqe->num_sge = n;
 		ring->head++;
 	}
