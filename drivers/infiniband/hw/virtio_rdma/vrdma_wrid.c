@@ -101,13 +101,12 @@ int vrdma_wrid_recv(struct vrdma_ring *rq, const struct ib_recv_wr *wr,
 
 	if (rq->wrid_free) {
 		spin_lock_irqsave(&rq->wrid_lock, flags);
-		if (rq->wrid_nfree)
-			slot = rq->wrid_free[--rq->wrid_nfree];
-		else
-			slot = rq->depth;
-		spin_unlock_irqrestore(&rq->wrid_lock, flags);
-		if (slot == rq->depth)
+		if (!rq->wrid_nfree) {
+			spin_unlock_irqrestore(&rq->wrid_lock, flags);
 			return -ENOMEM;
+		}
+		slot = rq->wrid_free[--rq->wrid_nfree];
+		spin_unlock_irqrestore(&rq->wrid_lock, flags);
 	}
 
 	/* SGEs that add up past 4 GiB hold any message the device can send. */
