@@ -360,6 +360,7 @@ struct vdr_dev {
 	struct dentry *debugfs;		/* vdr_debugfs.c */
 #if IS_ENABLED(CONFIG_VDPA_RDMA_FAULTS)
 	u32 fault_ctrl_delay_ms;	/* vdr_faults.c */
+	u32 fault_destroy_qp_delay_ms;
 	unsigned long fault_armed;	/* BIT(VDR_FAULT_*) */
 	u64 fault_val[VDR_FAULT_NR];
 	struct vdr_event fault_event;
@@ -501,10 +502,13 @@ void vdr_event_raise_now(struct vdr_dev *dev, struct vdr_event *ev, u32 data);
 #if IS_ENABLED(CONFIG_VDPA_RDMA_FAULTS)
 extern const struct attribute_group vdr_faults_group;
 void vdr_fault_ctrl_delay(struct vdr_dev *dev);
+void vdr_fault_destroy_qp_delay(struct vdr_dev *dev, struct vdr_qp *qp);
 void vdr_fault_cqe(struct vdr_dev *dev, struct virtio_rdma_cqe *cqe);
 void vdr_fault_resp(struct vdr_dev *dev, u32 cmd);
 #else
 static inline void vdr_fault_ctrl_delay(struct vdr_dev *dev) { }
+static inline void vdr_fault_destroy_qp_delay(struct vdr_dev *dev,
+					      struct vdr_qp *qp) { }
 static inline void vdr_fault_cqe(struct vdr_dev *dev,
 				 struct virtio_rdma_cqe *cqe) { }
 static inline void vdr_fault_resp(struct vdr_dev *dev, u32 cmd) { }

@@ -11,6 +11,12 @@
  *                   many ms (0: at once), so that the driver's command
  *                   timeout expires first and the device executes the
  *                   command afterwards, as a stalled device would
+ *   destroy_qp_delay_ms
+ *                   DESTROY_QP runs the QP's work once more after the
+ *                   flush, as a packet, an ACK or a timer of a live peer
+ *                   would, and waits this many ms before it stops the
+ *                   QP for good, as a slow host would (not seen by the
+ *                   driver: it tests the device's own teardown)
  *   cqe_qp_handle   the next CQE the device writes names this QP handle,
  *   cqe_wr_id       carries this wr_id,
  *   cqe_byte_len    this byte_len,
@@ -37,16 +43,13 @@ static struct vdr_dev *vdr_fault_dev(struct device *d)
 	return container_of(d, struct vdr_dev, vdpa.dev);
 }
 
-static ssize_t ctrl_delay_ms_show(struct device *d,
-				  struct device_attribute *attr, char *buf)
+/* The delays, in ms: read without a lock where they apply. */
+static ssize_t vdr_ms_show(char *buf, const u32 *ms)
 {
-	return sysfs_emit(buf, "%u\n",
-			  READ_ONCE(vdr_fault_dev(d)->fault_ctrl_delay_ms));
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*ms));
 }
 
-static ssize_t ctrl_delay_ms_store(struct device *d,
-				   struct device_attribute *attr,
-				   const char *buf, size_t count)
+static ssize_t vdr_ms_store(const char *buf, size_t count, u32 *ms)
 {
 	u32 val;
 	int ret;
@@ -54,10 +57,39 @@ static ssize_t ctrl_delay_ms_store(struct device *d,
 	ret = kstrtou32(buf, 0, &val);
 	if (ret)
 		return ret;
-	WRITE_ONCE(vdr_fault_dev(d)->fault_ctrl_delay_ms, val);
+	WRITE_ONCE(*ms, val);
 	return count;
 }
+
+static ssize_t ctrl_delay_ms_show(struct device *d,
+				  struct device_attribute *attr, char *buf)
+{
+	return vdr_ms_show(buf, &vdr_fault_dev(d)->fault_ctrl_delay_ms);
+}
+
+static ssize_t ctrl_delay_ms_store(struct device *d,
+				   struct device_attribute *attr,
+				   const char *buf, size_t count)
+{
+	return vdr_ms_store(buf, count, &vdr_fault_dev(d)->fault_ctrl_delay_ms);
+}
 static DEVICE_ATTR_RW(ctrl_delay_ms);
+
+static ssize_t destroy_qp_delay_ms_show(struct device *d,
+					struct device_attribute *attr,
+					char *buf)
+{
+	return vdr_ms_show(buf, &vdr_fault_dev(d)->fault_destroy_qp_delay_ms);
+}
+
+static ssize_t destroy_qp_delay_ms_store(struct device *d,
+					 struct device_attribute *attr,
+					 const char *buf, size_t count)
+{
+	return vdr_ms_store(buf, count,
+			    &vdr_fault_dev(d)->fault_destroy_qp_delay_ms);
+}
+static DEVICE_ATTR_RW(destroy_qp_delay_ms);
 
 /* The one-shot knobs: a value, and a bit in fault_armed while it waits. */
 struct vdr_fault_knob {
@@ -142,6 +174,7 @@ static DEVICE_ATTR_WO(event);
 
 static struct attribute *vdr_faults_attrs[] = {
 	&dev_attr_ctrl_delay_ms.attr,
+	&dev_attr_destroy_qp_delay_ms.attr,
 	&vdr_knob_cqe_qp_handle.attr.attr,
 	&vdr_knob_cqe_wr_id.attr.attr,
 	&vdr_knob_cqe_byte_len.attr.attr,
@@ -164,6 +197,17 @@ void vdr_fault_ctrl_delay(struct vdr_dev *dev)
 
 	if (ms)
 		msleep(ms);
+}
+
+/* In DESTROY_QP, after the flush, holding no lock; @qp is still alive. */
+void vdr_fault_destroy_qp_delay(struct vdr_dev *dev, struct vdr_qp *qp)
+{
+	u32 ms = READ_ONCE(dev->fault_destroy_qp_delay_ms);
+
+	if (!ms)
+		return;
+	vdr_qp_doorbell(dev, qp, VIRTIO_RDMA_DOORBELL_SQ);
+	msleep(ms);
 }
 
 /* Takes the value of knob @bit if it is armed. */

@@ -570,9 +570,19 @@ int vdr_cmd_destroy_qp(struct vdr_dev *dev)
 	mutex_lock(&qp->lock);
 	if (qp->state != VIRTIO_RDMA_QPS_RESET) {
 		vdr_resp_srq_flush(dev, qp);
+		/*
+		 * ERR before the flush, quietly (no event: the QP is going).
+		 * In RTS and SQD the transport walks the SQ from sq_cons to
+		 * sq_fetched, and the flush moves sq_cons past WQEs it never
+		 * fetched: a run of the QP's work until vdr_qp_free() stops
+		 * it (a packet, an ACK, a timer) would walk 2^32 slots.
+		 */
+		vdr_xqp_state(dev, qp, VIRTIO_RDMA_QPS_ERR);
+		qp->state = VIRTIO_RDMA_QPS_ERR;
 		vdr_qp_flush(dev, qp);
 	}
 	mutex_unlock(&qp->lock);
+	vdr_fault_destroy_qp_delay(dev, qp);
 	vdr_qp_free(dev, qp);
 	return VIRTIO_RDMA_STATUS_OK;
 }
