@@ -67,10 +67,11 @@ demo:
 check: all
 	@tools/check
 
-# Never part of check: tools/scenarios/fuzz-packets for longer (default 2 x 120 s of
-# fuzzing per path, same host and wire: ~20 min), a new seed each time unless FUZZ_SEED.
+# Never part of check: the fuzzing scenarios for longer (tools/fuzz/run): packets on
+# both paths, rings and commands, FUZZ_SECONDS each (default 120: ~35 min), a new seed
+# each time unless FUZZ_SEED.
 fuzz: all
-	@tools/fuzz/fuzz-packets
+	@tools/fuzz/run
 
 # Never part of check: one perf-kernel guest, ~5 min (BENCH=quick) or 20-30 min (full).
 # Writes build/bench/report.md and chart.png; BENCH_PUBLISH=1 also updates README.md.
