@@ -12,12 +12,12 @@ that every slot of the device's copy holds a finished WQE), moves to SQD
 (which fetches nothing new), gets two more SENDs posted, and is destroyed
 with FAULTS_A/destroy_qp_delay_ms set: the device runs the QP's work once
 more after its flush and waits before it stops it.  A flush that left the
-QP in SQD (or RTS) made that run walk 2^32 SQ slots from the flushed
-consumer index to the fetched one: the destroy never returned (soft
-lockup) or, its SQ slots holding finished WQEs, complete them all again
-until the CQ overflowed.  Then: the destroy returned within ALARM s, none
-of its completions is left, and a new QP pair on the same devices and CQs
-carries SENDs.
+QP in SQD (or RTS) made that run walk the SQ from the flushed consumer
+index to the fetched one, 2^32 slots away: it completed every stale slot
+again until the CQ overflowed (what this test saw before the fix), or spun
+for good (the soft lockup that rmmod vdpa_rdma under traffic hit).  Then:
+the destroy returned within ALARM s, none of its completions is left, and
+a new QP pair on the same devices and CQs carries SENDs.
 """
 import signal
 import sys
