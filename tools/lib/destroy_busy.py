@@ -19,17 +19,16 @@ for good (the soft lockup that rmmod vdpa_rdma under traffic hit).  Then:
 the destroy returned within ALARM s, none of its completions is left, and
 a new QP pair on the same devices and CQs carries SENDs.
 """
+import os
 import signal
 import sys
 
 import pyverbs.enums as e
-from pyverbs.addr import AHAttr, GlobalRoute
-from pyverbs.cq import CQ
-from pyverbs.device import Context
-from pyverbs.mr import MR
-from pyverbs.pd import PD
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.qp import QPAttr
 from pyverbs.wr import RecvWR, SendWR, SGE
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rc_pair  # noqa: E402
 
 DEPTH = 4
 MSG = 64
@@ -37,37 +36,12 @@ ALARM = 60
 DELAY_MS = 300
 
 
-def side(name, gid_index):
-    ctx = Context(name=name)
-    pd = PD(ctx)
-    return {'ctx': ctx, 'pd': pd, 'cq': CQ(ctx, 4 * DEPTH),
-            'mr': MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE), 'gidx': gid_index,
-            'gid': ctx.query_gid(1, gid_index)}
-
-
-def new_qp(s):
-    cap = QPCap(max_send_wr=DEPTH, max_recv_wr=DEPTH, max_send_sge=1,
-                max_recv_sge=1)
-    s['qp'] = QP(s['pd'], QPInitAttr(qp_type=e.IBV_QPT_RC, scq=s['cq'],
-                                     rcq=s['cq'], cap=cap))
-
-
-def connect(s, peer):
-    a = QPAttr(port_num=1)
-    a.qp_access_flags = e.IBV_ACCESS_LOCAL_WRITE
-    a.path_mtu = e.IBV_MTU_1024
-    a.max_dest_rd_atomic = 1
-    a.max_rd_atomic = 1
-    a.min_rnr_timer = 1
-    a.timeout = 14
-    a.retry_cnt = 7
-    a.rnr_retry = 7
-    gr = GlobalRoute(dgid=peer['gid'], sgid_index=s['gidx'], hop_limit=64)
-    a.ah_attr = AHAttr(port_num=1, is_global=1, gr=gr)
-    a.dest_qp_num = peer['qp'].qp_num
-    a.rq_psn = 0
-    a.sq_psn = 0
-    s['qp'].to_rts(a)
+def new_pair(a, b):
+    """A new QP on each side, connected to each other."""
+    for s in (a, b):
+        rc_pair.rc_qp(s, DEPTH)
+    rc_pair.connect(a, b, e.IBV_ACCESS_LOCAL_WRITE)
+    rc_pair.connect(b, a, e.IBV_ACCESS_LOCAL_WRITE)
 
 
 def sge(s):
@@ -116,11 +90,9 @@ def timed_out(signum, frame):
 def main():
     signal.signal(signal.SIGALRM, timed_out)
     dev_a, gid_a, dev_b, gid_b, faults_a = sys.argv[1:6]
-    a, b = side(dev_a, int(gid_a)), side(dev_b, int(gid_b))
-    for s in (a, b):
-        new_qp(s)
-    connect(a, b)
-    connect(b, a)
+    a = rc_pair.side(dev_a, int(gid_a), 4096, e.IBV_ACCESS_LOCAL_WRITE)
+    b = rc_pair.side(dev_b, int(gid_b), 4096, e.IBV_ACCESS_LOCAL_WRITE)
+    new_pair(a, b)
     laps(a, b, 2)
     print(f'ok: {2 * DEPTH} SENDs, two laps of the SQ')
 
@@ -143,18 +115,10 @@ def main():
         sys.exit(f'FAIL: {npolled} completions of the destroyed QP left')
 
     b['qp'].close()
-    for s in (a, b):
-        new_qp(s)
-    connect(a, b)
-    connect(b, a)
+    new_pair(a, b)
     laps(a, b, 1)
     print(f'ok: a new QP pair on the same CQs carries {DEPTH} SENDs')
-    for s in (a, b):
-        s['qp'].close()
-        s['mr'].close()
-        s['cq'].close()
-        s['pd'].close()
-        s['ctx'].close()
+    rc_pair.close(a, b)
 
 
 if __name__ == '__main__':

@@ -22,14 +22,9 @@ import struct
 import sys
 
 import pyverbs.enums as e
-from pyverbs.addr import AHAttr, GlobalRoute
-from pyverbs.cq import CQ
-from pyverbs.device import Context
-from pyverbs.mr import MR
-from pyverbs.pd import PD
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rc_pair  # noqa: E402
 import roce_forge  # noqa: E402
 
 MR_LEN = 64 * 1024
@@ -40,37 +35,6 @@ PSN = 0x2345
 TOO_LONG = (1 << 31) + 1
 ACCESS = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
           e.IBV_ACCESS_REMOTE_READ)
-
-
-def side(name, gid_index):
-    ctx = Context(name=name)
-    pd = PD(ctx)
-    cq = CQ(ctx, 16)
-    cap = QPCap(max_send_wr=4, max_recv_wr=4, max_send_sge=1, max_recv_sge=1)
-    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq, cap=cap))
-    return {'ctx': ctx, 'pd': pd, 'cq': cq, 'qp': qp,
-            'mr': MR(pd, MR_LEN, ACCESS), 'gidx': gid_index,
-            'gid': ctx.query_gid(1, gid_index)}
-
-
-def connect(s, peer):
-    """RESET .. RTS towards peer, both PSNs PSN."""
-    s['qp'].modify(QPAttr(qp_state=e.IBV_QPS_RESET), e.IBV_QP_STATE)
-    a = QPAttr(port_num=1)
-    a.qp_access_flags = ACCESS
-    a.path_mtu = e.IBV_MTU_1024
-    a.max_dest_rd_atomic = 1
-    a.max_rd_atomic = 1
-    a.min_rnr_timer = 1
-    a.timeout = 14
-    a.retry_cnt = 7
-    a.rnr_retry = 7
-    gr = GlobalRoute(dgid=peer['gid'], sgid_index=s['gidx'], hop_limit=64)
-    a.ah_attr = AHAttr(port_num=1, is_global=1, gr=gr)
-    a.dest_qp_num = peer['qp'].qp_num
-    a.rq_psn = PSN
-    a.sq_psn = PSN
-    s['qp'].to_rts(a)
 
 
 def request(src, dst, dqpn, opcode, va, rkey, length):
@@ -97,8 +61,11 @@ def event(ctx):
 
 def main():
     dev_a, gid_a, dev_b, gid_b, src, dst, netns_b = sys.argv[1:8]
-    a, b = side(dev_a, int(gid_a)), side(dev_b, int(gid_b))
-    connect(b, a)
+    a = rc_pair.side(dev_a, int(gid_a), MR_LEN, ACCESS)
+    b = rc_pair.side(dev_b, int(gid_b), MR_LEN, ACCESS)
+    for s in (a, b):
+        rc_pair.rc_qp(s, 4)
+    rc_pair.connect(b, a, ACCESS, PSN)
     # The raw socket lives where the peer's address is.
     libc = ctypes.CDLL(None, use_errno=True)
     fd = os.open(f'/run/netns/{netns_b}', os.O_RDONLY)
@@ -120,7 +87,7 @@ def main():
     )
     failed = 0
     for what, opcode, length, want in cases:
-        connect(a, b)
+        rc_pair.connect(a, b, ACCESS, PSN)
         sock.sendto(request(src, dst, a['qp'].qp_num, opcode, mr.buf,
                             mr.rkey, length), (dst, 0))
         got = event(a['ctx'])
@@ -128,12 +95,7 @@ def main():
         failed += not ok
         print(f'{"ok" if ok else "FAIL"}: {what}: '
               f'{names.get(got, f"event {got}")}, expected {names[want]}')
-    for s in (a, b):
-        s['qp'].close()
-        s['mr'].close()
-        s['cq'].close()
-        s['pd'].close()
-        s['ctx'].close()
+    rc_pair.close(a, b)
     sys.exit(1 if failed else 0)
 
 
