@@ -33,7 +33,7 @@ pair_setup() {
 # sysfs same_host) none crosses the veth; on the wire each one does.  Counted from
 # pair_setup, which created both.
 pair_check_path() {
-	local mode sent veth segs hand inl
+	local mode sent veth segs hand inl whand
 	mode=$(sysfs_read "$SYSFS_VDPA/vrdma-pa/same_host") || fail "no same_host switch"
 	sent=$(ib_counter "$ib_a" sent_pkts) || fail "no sent_pkts counter"
 	veth=$(ip netns exec $A cat /sys/class/net/va/statistics/tx_packets)
@@ -61,7 +61,11 @@ pair_check_path() {
 			fail "wire path, yet va sent only $veth packets for $sent RoCE packets"
 		[ "$segs" -eq 0 ] || fail "wire path, yet $segs same-host segments"
 		[ "$hand" -eq 0 ] || fail "wire path, yet $hand same-host handoffs"
-		echo "ok: wire path: $sent RoCE packets, $inl doorbells in the caller, $veth on va"
+		# The veth delivers in the sender's softirq: its receiver runs next.
+		whand=$(cat /sys/kernel/debug/vdpa_rdma/vrdma-pa/wire_handoffs) ||
+			fail "no wire_handoffs in debugfs"
+		[ "$whand" -gt 0 ] || fail "wire path, yet no receiver ran in its sender's work"
+		echo "ok: wire path: $sent RoCE packets, $inl doorbells in the caller, $whand handoffs, $veth on va"
 	fi
 }
 pair_teardown() {

@@ -349,6 +349,7 @@ struct vdr_dev {
 	atomic_t same_host_segs;
 	/* Receiving QPs run by a sender's work (vdr_xqp.c); debugfs only. */
 	atomic_t same_host_handoffs;
+	atomic_t wire_handoffs;
 	/* Notifications processed in the notifier's context (vdr_vq.c). */
 	atomic_t inline_doorbells;
 	/* Received packets queued to the QPs, all together (vdr_xqp.c). */

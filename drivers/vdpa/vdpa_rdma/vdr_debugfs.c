@@ -6,7 +6,9 @@
  * connection that stopped moving: /sys/kernel/debug/vdpa_rdma/<dev>/qps
  * and .../cqs.  One line per object; ring indices as the device sees them.
  * .../same_host_segments counts the same-host segments sent (vdr_xport.h),
- * .../same_host_handoffs the receiving QPs run by a sender (vdr_xqp.c).
+ * .../same_host_handoffs the receiving QPs run by a sender (vdr_xqp.c),
+ * .../wire_handoffs the same for packets that a virtual link delivered in
+ * the sender's softirq (vdr_xqp_wire_deliver()).
  * .../inline_doorbells the notifications processed in the notifier's
  * context (vdr_vq.c).
  */
@@ -118,6 +120,8 @@ void vdr_debugfs_add(struct vdr_dev *dev)
 				&dev->same_host_segs);
 	debugfs_create_atomic_t("same_host_handoffs", 0400, dev->debugfs,
 				&dev->same_host_handoffs);
+	debugfs_create_atomic_t("wire_handoffs", 0400, dev->debugfs,
+				&dev->wire_handoffs);
 	debugfs_create_atomic_t("inline_doorbells", 0400, dev->debugfs,
 				&dev->inline_doorbells);
 }

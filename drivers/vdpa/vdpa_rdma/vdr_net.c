@@ -626,8 +626,13 @@ static int vdr_net_local_send(struct vdr_dev *dev, struct vdr_dev *peer,
 	return vdr_net_rx(peer, skb, handoff) == -ENOBUFS ? -ENOBUFS : 0;
 }
 
-/* Wire: ICRC, then the IP layer.  Consumes @skb. */
-static int vdr_net_wire_send(struct vdr_dev *dev, struct sk_buff *skb)
+/*
+ * Wire: ICRC, then the IP layer.  Consumes @skb.  With @handoff, the
+ * receive softirq that a virtual link runs for the packet may give the
+ * sender its receiving QP to run (vdr_xqp_wire_deliver()).
+ */
+static int vdr_net_wire_send(struct vdr_dev *dev, struct sk_buff *skb,
+			     struct vdr_xqp **handoff)
 {
 	struct net *net = dev_net(skb_dst(skb)->dev);
 	unsigned int len;
@@ -642,10 +647,18 @@ static int vdr_net_wire_send(struct vdr_dev *dev, struct sk_buff *skb)
 	len = skb_tail_pointer(skb) - skb_transport_header(skb) -
 	      sizeof(struct udphdr);
 	skb->ip_summed = CHECKSUM_NONE;
+	if (handoff && !vdr_xqp_wire_handoff())
+		handoff = NULL;
+	if (handoff) {
+		preempt_disable();
+		local_bh_disable();
+	}
 	if (ipver == 4)
 		ret = ip_local_out(net, NULL, skb);
 	else
 		ret = ip6_local_out(net, NULL, skb);
+	if (handoff)
+		vdr_xqp_wire_deliver(handoff);
 	ret = net_xmit_eval(ret);
 	if (ret)
 		return ret < 0 ? ret : -ENOBUFS;
@@ -660,9 +673,9 @@ static int vdr_net_wire_send(struct vdr_dev *dev, struct sk_buff *skb)
  * @skb: from vdr_net_alloc_skb(), data = BTH .. ICRC (ICRC bytes zero);
  *	 consumed
  * @sport: UDP source port (vdr_net_sport())
- * @handoff: NULL, or where the same-host path returns the receiving QP,
- *	     locked, for the caller to run after this returns
- *	     (vdr_xqp_send())
+ * @handoff: NULL, or where the receiving QP is returned, locked, for the
+ *	     caller to run after this returns (vdr_xqp_send()): on the same
+ *	     host, or when a virtual link delivered the packet here
  * @wire: set when the packet was routed, not given to a same-host peer
  *
  * Pushes the UDP and IP headers, then takes the same-host path (see the top
@@ -727,7 +740,7 @@ int vdr_net_xmit(struct vdr_dev *dev, const struct virtio_rdma_av *av,
 	rcu_read_unlock();
 	if (ret)
 		goto err;
-	return vdr_net_wire_send(dev, skb);
+	return vdr_net_wire_send(dev, skb, handoff);
 
 einval:
 	ret = -EINVAL;

@@ -269,6 +269,7 @@ static bool vdr_req_fetch(struct vdr_dev *dev, struct vdr_qp *qp)
 		memcpy(w->sge, src + 1, n * VDR_SGE_BYTES);
 	}
 	vdr_req_check(dev, qp, w);
+	x->sq_small = w->len <= x->mtu;
 	return true;
 }
 

@@ -112,7 +112,7 @@ struct vdr_xqp {
 	struct vdr_dev *dev;
 	struct work_struct work;	/* runs the QP on vdr_wq */
 	bool dead;			/* being destroyed: run no more */
-	/* Same-host handoff (vdr_xqp_send()); all under the QP's lock. */
+	/* Handoff (vdr_xqp_send()); all under the QP's lock. */
 	bool running;			/* in vdr_xqp_run_unlock() */
 	bool may_hand;			/* this run may hand off (vdr_xqp.c) */
 	bool wire;			/* its last packet took the wire */
@@ -143,6 +143,7 @@ struct vdr_xqp {
 	u32 probe_psn;
 	/* Bounded polling of a streaming SQ that drained (vdr_req_fetch()). */
 	bool sq_streaming;		/* newest WQE fetched behind others */
+	bool sq_small;			/* newest WQE fits one packet */
 	bool sq_unsignaled;		/* newest WQE fetched completes silently */
 	u8 sq_lingers;			/* looks since the SQ drained */
 	bool rnr_wait;
@@ -291,6 +292,8 @@ void vdr_xqp_doorbell(struct vdr_qp *qp, u32 type, bool in_caller)
 void vdr_xqp_run_now(struct vdr_qp *qp);
 void vdr_xqp_kill(struct vdr_qp *qp);
 void vdr_xqp_fatal(struct vdr_dev *dev, struct vdr_qp *qp, int ev);
+void vdr_xqp_wire_deliver(struct vdr_xqp **handoff);
+bool vdr_xqp_wire_handoff(void);
 int vdr_xqp_send(struct vdr_dev *dev, struct vdr_qp *qp,
 		 const struct virtio_rdma_av *av, struct roce_pkt *pkt,
 		 struct sk_buff *skb);

@@ -40,6 +40,44 @@ module_param(same_host_handoff, bool, 0644);
 MODULE_PARM_DESC(same_host_handoff,
 		 "Whether a same-host receiver runs in its sender's work item when it is idle, instead of being woken on another (default true)");
 
+static bool wire_handoff = true;
+module_param(wire_handoff, bool, 0644);
+MODULE_PARM_DESC(wire_handoff,
+		 "Whether a receiver whose packet a virtual link delivers in its sender's softirq runs in the sender's work item, instead of being woken on another (default true)");
+
+static bool wire_inline_idle = true;
+module_param(wire_inline_idle, bool, 0644);
+MODULE_PARM_DESC(wire_inline_idle,
+		 "Whether a doorbell of a wire QP with nothing in flight runs the QP in the context that rang it (default true)");
+
+/*
+ * The wire handoff window of this CPU (vdr_xqp_wire_deliver()): open while
+ * a QP's run lets the receive softirq deliver what it just sent; @x is the
+ * first QP that softirq gave a packet to.
+ */
+struct vdr_wire_offer {
+	bool open;
+	struct vdr_xqp *x;
+};
+
+static DEFINE_PER_CPU(struct vdr_wire_offer, vdr_wire_offer);
+
+/*
+ * In the receive softirq, with interrupts off: note @x for the sender
+ * whose window is open on this CPU.  Returns true when the sender will
+ * run @x, and no one needs to wake it.
+ */
+static bool vdr_xqp_wire_note(struct vdr_xqp *x)
+{
+	struct vdr_wire_offer *o = this_cpu_ptr(&vdr_wire_offer);
+
+	if (!in_serving_softirq() || !o->open)
+		return false;
+	if (!o->x)
+		o->x = x;
+	return o->x == x;
+}
+
 /*
  * Caller holds x->rxq.lock and saw x alive: vdr_xqp_kill() has not taken
  * the QP's lock yet, and would now wait for a sender that takes it here.
@@ -48,7 +86,10 @@ static void vdr_xqp_rx_wake(struct vdr_xqp *x, struct vdr_xqp **handoff)
 {
 	if (handoff && *handoff == x)
 		return;		/* the sender runs it after itself already */
-	if (handoff && !*handoff && mutex_trylock(&x->qp->lock)) {
+	if (!handoff && vdr_xqp_wire_note(x))
+		return;
+	if (handoff && !*handoff && READ_ONCE(same_host_handoff) &&
+	    mutex_trylock(&x->qp->lock)) {
 		*handoff = x;
 		atomic_inc(&x->dev->same_host_handoffs);
 		return;
@@ -109,6 +150,58 @@ struct sk_buff *vdr_xqp_rx_dequeue(struct vdr_xqp *x)
 	}
 	spin_unlock_irq(&x->rxq.lock);
 	return skb;
+}
+
+/**
+ * vdr_xqp_wire_deliver - run the receive softirq for a packet just sent
+ * @handoff: the sending run's handoff slot (vdr_xqp_send())
+ *
+ * Called with preemption and bottom halves disabled, right after a packet
+ * went to the IP layer, and enables both.  A virtual link (veth) queued
+ * the packet to this CPU's backlog: the softirq run by local_bh_enable()
+ * delivers it, and vdr_xqp_rx_wake() notes its receiving QP here instead
+ * of waking a worker for it.  The sender then runs that QP right after
+ * itself, as on the same-host path: a worker's wakeup saved per exchange,
+ * where rxe would answer in that softirq.  On a real link the softirq has
+ * nothing of ours to deliver; a packet that arrived meanwhile from
+ * elsewhere may be noted, and its QP then runs here instead of in a
+ * worker of its own, which is as correct.
+ */
+void vdr_xqp_wire_deliver(struct vdr_xqp **handoff)
+{
+	struct vdr_wire_offer *o = this_cpu_ptr(&vdr_wire_offer);
+	struct vdr_xqp *y;
+
+	o->open = true;
+	local_bh_enable();
+	local_bh_disable();
+	y = o->x;
+	o->x = NULL;
+	o->open = false;
+	local_bh_enable();
+	/*
+	 * Preemption stays disabled: an RCU read-side section since the
+	 * softirq found @y, so @y and its QP are not freed yet.  Its lock,
+	 * taken before @y was seen alive, keeps them (vdr_xqp_kill()).
+	 */
+	if (y && y != *handoff) {
+		if (!*handoff && mutex_trylock(&y->qp->lock)) {
+			if (!y->dead) {
+				*handoff = y;
+				atomic_inc(&y->dev->wire_handoffs);
+			} else {
+				mutex_unlock(&y->qp->lock);
+			}
+		} else {
+			vdr_xqp_schedule(y);
+		}
+	}
+	preempt_enable();
+}
+
+bool vdr_xqp_wire_handoff(void)
+{
+	return READ_ONCE(wire_handoff);
 }
 
 /* Drop every queued packet. */
@@ -270,6 +363,7 @@ static void vdr_xqp_req_init(struct vdr_qp *qp, struct vdr_xqp *x)
 	x->sq_fetched = qp->sq_cons;
 	x->sq_next = qp->sq_cons;
 	x->sq_streaming = false;
+	x->sq_small = false;
 	x->sq_unsignaled = false;
 	x->sq_lingers = 0;
 	x->req_off = 0;
@@ -435,16 +529,18 @@ int vdr_xqp_send(struct vdr_dev *dev, struct vdr_qp *qp,
 		 struct sk_buff *skb)
 {
 	struct vdr_xqp *x = qp->xqp;
-	bool handoff = x->running && x->may_hand && same_host_handoff;
+	bool handoff = x->running && x->may_hand;
 	bool wire = false;
 	int ret;
 
 	/*
-	 * Same-host: the receiving QP runs in this QP's work item, right
-	 * after this run, when nothing else runs it (vdr_xqp_rx_enqueue()).
-	 * That saves a worker's wakeup per exchange, the largest cost of a
-	 * small message under a hypervisor.  Outside a run (a command) there
-	 * is no after, and no handoff (vdr_xqp_run_unlock()).
+	 * The receiving QP runs in this QP's work item, right after this
+	 * run, when nothing else runs it: on the same host
+	 * (vdr_xqp_rx_enqueue()), and on a virtual link that delivers the
+	 * packet in this CPU's softirq (vdr_xqp_wire_deliver()).  That saves
+	 * a worker's wakeup per exchange, the largest cost of a small
+	 * message under a hypervisor.  Outside a run (a command) there is no
+	 * after, and no handoff (vdr_xqp_run_unlock()).
 	 */
 	ret = vdr_net_xmit(dev, av, skb, vdr_net_sport(av, qp->qpn, pkt->dqpn),
 			   handoff ? &x->handoff : NULL, &wire);
@@ -547,11 +643,14 @@ static void vdr_xqp_work(struct work_struct *work)
  * the latency path; otherwise schedule its work.  The QP's lock, taken
  * before RCU is released, keeps it alive (vdr_xqp_kill() takes it too).
  *
- * Not in the notifier's context when the QP's last packet took the wire:
- * there the exchange goes on in the peer's softirq and worker anyway, and
- * running the sender in the application's system call only kept the
- * application from posting to its other QPs meanwhile (ib_write_bw with 4
- * QPs of 64 KiB on the wire: 26-36 MB/s instead of 47-81).
+ * Not in the notifier's context when the QP's last packet took the wire
+ * and the QP streams (vdr_req_fetch()) or has messages in flight: its
+ * exchange goes on in the peer's softirq and worker anyway, and running it
+ * in the application's system call only kept the application from
+ * posting to its other QPs meanwhile (ib_write_bw with 4 QPs of 64 KiB on
+ * the wire: 26-36 MB/s instead of 47-81).  An idle ping-pong waits for
+ * this doorbell and nothing else: it runs here (ib_read_lat 8 B on the
+ * wire: 30 us typical instead of 46).
  */
 void vdr_xqp_doorbell(struct vdr_qp *qp, u32 type, bool in_caller)
 	__releases(RCU)
@@ -564,19 +663,27 @@ void vdr_xqp_doorbell(struct vdr_qp *qp, u32 type, bool in_caller)
 		return;
 	}
 	vdr_xqp_note_doorbell(x, type);
-	if ((in_caller && READ_ONCE(x->wire)) || !mutex_trylock(&qp->lock)) {
-		vdr_xqp_schedule(x);
-		rcu_read_unlock();
-		return;
-	}
+	if (!mutex_trylock(&qp->lock))
+		goto schedule;
 	/* Killed before we got the lock: it may be freed once RCU is left. */
 	if (x->dead) {
 		mutex_unlock(&qp->lock);
 		rcu_read_unlock();
 		return;
 	}
+	if (in_caller && x->wire &&
+	    (x->sq_streaming || !x->sq_small || qp->sq_cons != x->sq_fetched ||
+	     !READ_ONCE(wire_inline_idle))) {
+		mutex_unlock(&qp->lock);
+		goto schedule;
+	}
 	rcu_read_unlock();
 	vdr_xqp_run_unlock(x);
+	return;
+
+schedule:
+	vdr_xqp_schedule(x);
+	rcu_read_unlock();
 }
 
 /**
