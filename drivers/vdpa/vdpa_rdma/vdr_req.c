@@ -243,7 +243,8 @@ static bool vdr_req_fetch(struct vdr_dev *dev, struct vdr_qp *qp)
 	 * rule then tells a stream from a ping-pong, which waits for each
 	 * completion it asked for.
 	 */
-	x->sq_streaming = x->sq_fetched != qp->sq_cons || x->sq_unsignaled;
+	x->sq_behind = x->sq_fetched != qp->sq_cons;
+	x->sq_streaming = x->sq_behind || x->sq_unsignaled;
 	x->sq_unsignaled = !qp->sq_sig_all &&
 			   !(w->wqe.flags & VIRTIO_RDMA_WQE_F_SIGNALED);
 	x->sq_lingers = 0;

@@ -142,7 +142,8 @@ struct vdr_xqp {
 	bool probing;			/* only probe_psn goes until an answer */
 	u32 probe_psn;
 	/* Bounded polling of a streaming SQ that drained (vdr_req_fetch()). */
-	bool sq_streaming;		/* newest WQE fetched behind others */
+	bool sq_behind;			/* newest WQE fetched behind others */
+	bool sq_streaming;		/* that, or behind an unsignaled one */
 	bool sq_small;			/* newest WQE fits one packet */
 	bool sq_unsignaled;		/* newest WQE fetched completes silently */
 	u8 sq_lingers;			/* looks since the SQ drained */

@@ -45,10 +45,10 @@ module_param(wire_handoff, bool, 0644);
 MODULE_PARM_DESC(wire_handoff,
 		 "Whether a receiver whose packet a virtual link delivers in its sender's softirq runs in the sender's work item, instead of being woken on another (default true)");
 
-static bool wire_inline_idle = true;
-module_param(wire_inline_idle, bool, 0644);
-MODULE_PARM_DESC(wire_inline_idle,
-		 "Whether a doorbell of a wire QP with nothing in flight runs the QP in the context that rang it (default true)");
+static bool wire_pingpong_inline = true;
+module_param(wire_pingpong_inline, bool, 0644);
+MODULE_PARM_DESC(wire_pingpong_inline,
+		 "Whether a doorbell of a wire QP in a ping-pong (small messages, one at a time) runs the QP in the context that rang it (default true)");
 
 /*
  * The wire handoff window of this CPU (vdr_xqp_wire_deliver()): open while
@@ -362,6 +362,7 @@ static void vdr_xqp_req_init(struct vdr_qp *qp, struct vdr_xqp *x)
 {
 	x->sq_fetched = qp->sq_cons;
 	x->sq_next = qp->sq_cons;
+	x->sq_behind = false;
 	x->sq_streaming = false;
 	x->sq_small = false;
 	x->sq_unsignaled = false;
@@ -632,6 +633,48 @@ static void vdr_xqp_work(struct work_struct *work)
 	vdr_xqp_run_unlock(x);
 }
 
+/*
+ * A QP whose newest WQE fits one packet and was not posted behind others:
+ * a request/response exchange (vdr_req_fetch()), although the ACK of its
+ * last request may still be on its way when the answer that makes the
+ * application post again has arrived.  Read without the QP's lock too, as
+ * a hint.
+ */
+static bool vdr_xqp_pingpong(const struct vdr_xqp *x)
+{
+	return !READ_ONCE(x->sq_behind) && READ_ONCE(x->sq_small);
+}
+
+/* Longest wait of a doorbell for its QP's lock (vdr_xqp_doorbell_lock()). */
+#define VDR_DB_LOCK_SPIN_NS	(20 * NSEC_PER_USEC)
+
+/*
+ * The QP's lock for a doorbell, under RCU.  A ping-pong's doorbell often
+ * comes while its QP still runs in the peer's work item, the handoff that
+ * delivered the message the application now answers (vdr_xqp_send()):
+ * in the caller's context, waiting a few microseconds for that run to end
+ * costs less than waking a worker, which would wait for it too (one in
+ * two ib_write_lat iterations on the wire did).  Bounded, and a sleep is
+ * not allowed here: on timeout or when a reschedule is due, the caller
+ * schedules the work instead.
+ */
+static bool vdr_xqp_doorbell_lock(struct vdr_xqp *x, bool in_caller)
+{
+	u64 end;
+
+	if (mutex_trylock(&x->qp->lock))
+		return true;
+	if (!in_caller || !vdr_xqp_pingpong(x))
+		return false;
+	end = ktime_get_ns() + VDR_DB_LOCK_SPIN_NS;
+	do {
+		cpu_relax();
+		if (mutex_trylock(&x->qp->lock))
+			return true;
+	} while (!need_resched() && ktime_get_ns() < end);
+	return false;
+}
+
 /**
  * vdr_xqp_doorbell - a doorbell for a QP found under RCU
  * @qp: the QP; the caller holds rcu_read_lock(), which this releases
@@ -644,13 +687,13 @@ static void vdr_xqp_work(struct work_struct *work)
  * before RCU is released, keeps it alive (vdr_xqp_kill() takes it too).
  *
  * Not in the notifier's context when the QP's last packet took the wire
- * and the QP streams (vdr_req_fetch()) or has messages in flight: its
- * exchange goes on in the peer's softirq and worker anyway, and running it
- * in the application's system call only kept the application from
- * posting to its other QPs meanwhile (ib_write_bw with 4 QPs of 64 KiB on
- * the wire: 26-36 MB/s instead of 47-81).  An idle ping-pong waits for
- * this doorbell and nothing else: it runs here (ib_read_lat 8 B on the
- * wire: 30 us typical instead of 46).
+ * and the QP streams (its newest WQE was posted behind others, or does not
+ * fit one packet): its exchange goes on in the peer's softirq and worker
+ * anyway, and running it in the application's system call only kept the
+ * application from posting to its other QPs meanwhile (ib_write_bw with 4
+ * QPs of 64 KiB on the wire: 26-36 MB/s instead of 47-81).  A ping-pong
+ * waits for this doorbell and nothing else: it runs here (ib_read_lat 8 B
+ * on the wire: 30 us typical instead of 46).
  */
 void vdr_xqp_doorbell(struct vdr_qp *qp, u32 type, bool in_caller)
 	__releases(RCU)
@@ -663,7 +706,7 @@ void vdr_xqp_doorbell(struct vdr_qp *qp, u32 type, bool in_caller)
 		return;
 	}
 	vdr_xqp_note_doorbell(x, type);
-	if (!mutex_trylock(&qp->lock))
+	if (!vdr_xqp_doorbell_lock(x, in_caller))
 		goto schedule;
 	/* Killed before we got the lock: it may be freed once RCU is left. */
 	if (x->dead) {
@@ -672,8 +715,7 @@ void vdr_xqp_doorbell(struct vdr_qp *qp, u32 type, bool in_caller)
 		return;
 	}
 	if (in_caller && x->wire &&
-	    (x->sq_streaming || !x->sq_small || qp->sq_cons != x->sq_fetched ||
-	     !READ_ONCE(wire_inline_idle))) {
+	    (!vdr_xqp_pingpong(x) || !READ_ONCE(wire_pingpong_inline))) {
 		mutex_unlock(&qp->lock);
 		goto schedule;
 	}
