@@ -176,10 +176,9 @@ int vdr_roce_icrc(const void *buf, size_t len, int ipver, u32 *icrc);
 int vdr_roce_icrc_check(const void *buf, size_t len, int ipver);
 int vdr_roce_icrc_generate(void *buf, size_t len, int ipver);
 
-static inline u32 roce_icrc_update(u32 crc, const void *p, size_t len)
-{
-	return crc32_le(crc, p, len);
-}
+u32 roce_icrc_update(u32 crc, const void *p, size_t len);
+void vdr_roce_icrc_init(void);
+void vdr_roce_icrc_exit(void);
 
 static inline u32 roce_icrc_final(u32 crc)
 {

@@ -16,6 +16,7 @@
 #include <uapi/linux/virtio_config.h>
 #include <uapi/linux/virtio_ring.h>
 
+#include "roce.h"
 #include "vdpa_rdma.h"
 #include "vdr_xport.h"
 
@@ -647,11 +648,13 @@ static int __init vdr_init(void)
 				 WQ_UNBOUND | WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
 	if (!vdr_wq)
 		return -ENOMEM;
+	vdr_roce_icrc_init();
 	vdr_debugfs_init();
 	ret = device_register(&vdr_mgmtdev_device);
 	if (ret) {
 		put_device(&vdr_mgmtdev_device);
 		vdr_debugfs_exit();
+		vdr_roce_icrc_exit();
 		destroy_workqueue(vdr_wq);
 		return ret;
 	}
@@ -673,6 +676,7 @@ err_net:
 err_dev:
 	device_unregister(&vdr_mgmtdev_device);
 	vdr_debugfs_exit();
+	vdr_roce_icrc_exit();
 	destroy_workqueue(vdr_wq);
 	return ret;
 }
@@ -684,6 +688,7 @@ static void __exit vdr_exit(void)
 	vdr_net_unregister();
 	device_unregister(&vdr_mgmtdev_device);
 	vdr_debugfs_exit();
+	vdr_roce_icrc_exit();
 	destroy_workqueue(vdr_wq);
 }
 
