@@ -243,7 +243,8 @@ static bool vdr_req_fetch(struct vdr_dev *dev, struct vdr_qp *qp)
 	 * rule then tells a stream from a ping-pong, which waits for each
 	 * completion it asked for.
 	 */
-	x->sq_behind = x->sq_fetched != qp->sq_cons;
+	/* Read without the lock by a doorbell (vdr_xqp_pingpong()). */
+	WRITE_ONCE(x->sq_behind, x->sq_fetched != qp->sq_cons);
 	x->sq_streaming = x->sq_behind || x->sq_unsignaled;
 	x->sq_unsignaled = !qp->sq_sig_all &&
 			   !(w->wqe.flags & VIRTIO_RDMA_WQE_F_SIGNALED);
@@ -270,7 +271,7 @@ static bool vdr_req_fetch(struct vdr_dev *dev, struct vdr_qp *qp)
 		memcpy(w->sge, src + 1, n * VDR_SGE_BYTES);
 	}
 	vdr_req_check(dev, qp, w);
-	x->sq_small = w->len <= x->mtu;
+	WRITE_ONCE(x->sq_small, w->len <= x->mtu);
 	return true;
 }
 
