@@ -69,9 +69,7 @@ u32 roce_icrc_update(u32 crc, const void *p, size_t len)
 	/* "crc32" cannot fail: its update has no error path. */
 	if (crypto_shash_update(desc, p, len))
 		return crc32_le(crc, p, len);
-	crc = *ctx;
-	shash_desc_zero(desc);
-	return crc;
+	return *ctx;
 }
 EXPORT_SYMBOL_IF_KUNIT(roce_icrc_update);
 

@@ -647,12 +647,8 @@ static int vdr_net_wire_send(struct vdr_dev *dev, struct sk_buff *skb,
 	len = skb_tail_pointer(skb) - skb_transport_header(skb) -
 	      sizeof(struct udphdr);
 	skb->ip_summed = CHECKSUM_NONE;
-	if (handoff && !vdr_xqp_wire_handoff())
+	if (handoff && !vdr_xqp_wire_begin())
 		handoff = NULL;
-	if (handoff) {
-		preempt_disable();
-		local_bh_disable();
-	}
 	if (ipver == 4)
 		ret = ip_local_out(net, NULL, skb);
 	else

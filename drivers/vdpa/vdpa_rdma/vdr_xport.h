@@ -297,8 +297,8 @@ void vdr_xqp_doorbell(struct vdr_qp *qp, u32 type, bool in_caller)
 void vdr_xqp_run_now(struct vdr_qp *qp);
 void vdr_xqp_kill(struct vdr_qp *qp);
 void vdr_xqp_fatal(struct vdr_dev *dev, struct vdr_qp *qp, int ev);
+bool vdr_xqp_wire_begin(void);
 void vdr_xqp_wire_deliver(struct vdr_xqp **handoff);
-bool vdr_xqp_wire_handoff(void);
 int vdr_xqp_send(struct vdr_dev *dev, struct vdr_qp *qp,
 		 const struct virtio_rdma_av *av, struct roce_pkt *pkt,
 		 struct sk_buff *skb);

@@ -153,14 +153,31 @@ struct sk_buff *vdr_xqp_rx_dequeue(struct vdr_xqp *x)
 }
 
 /**
+ * vdr_xqp_wire_begin - before a run's packet goes to the IP layer
+ *
+ * Disables preemption and bottom halves, so that the receive softirq for
+ * the packet waits for vdr_xqp_wire_deliver(), on this CPU.
+ *
+ * Return: false, with nothing disabled, when wire_handoff is off.
+ */
+bool vdr_xqp_wire_begin(void)
+{
+	if (!READ_ONCE(wire_handoff))
+		return false;
+	preempt_disable();
+	local_bh_disable();
+	return true;
+}
+
+/**
  * vdr_xqp_wire_deliver - run the receive softirq for a packet just sent
  * @handoff: the sending run's handoff slot (vdr_xqp_send())
  *
- * Called with preemption and bottom halves disabled, right after a packet
- * went to the IP layer, and enables both.  A virtual link (veth) queued
- * the packet to this CPU's backlog: the softirq run by local_bh_enable()
- * delivers it, and vdr_xqp_rx_wake() notes its receiving QP here instead
- * of waking a worker for it.  The sender then runs that QP right after
+ * Called after vdr_xqp_wire_begin() once the packet went to the IP layer,
+ * and enables what it disabled.  A virtual link (veth) queued the packet
+ * to this CPU's backlog: the softirq run by local_bh_enable() delivers it,
+ * and vdr_xqp_rx_wake() notes its receiving QP here instead of waking a
+ * worker for it.  The sender then runs that QP right after
  * itself, as on the same-host path: a worker's wakeup saved per exchange,
  * where rxe would answer in that softirq.  On a real link the softirq has
  * nothing of ours to deliver; a packet that arrived meanwhile from
@@ -197,11 +214,6 @@ void vdr_xqp_wire_deliver(struct vdr_xqp **handoff)
 		}
 	}
 	preempt_enable();
-}
-
-bool vdr_xqp_wire_handoff(void)
-{
-	return READ_ONCE(wire_handoff);
 }
 
 /* Drop every queued packet. */
