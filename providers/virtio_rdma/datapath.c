@@ -27,6 +27,8 @@ _Static_assert(VIRTIO_RDMA_WQE_F_INLINE == IBV_SEND_INLINE, "");
 _Static_assert(VIRTIO_RDMA_WR_RDMA_WRITE == IBV_WR_RDMA_WRITE, "");
 _Static_assert(VIRTIO_RDMA_WR_SEND_WITH_INV == IBV_WR_SEND_WITH_INV, "");
 _Static_assert(VIRTIO_RDMA_WR_LOCAL_INV == IBV_WR_LOCAL_INV, "");
+_Static_assert(VIRTIO_RDMA_WR_BIND_MW == IBV_WR_BIND_MW, "");
+_Static_assert(VIRTIO_RDMA_ACCESS_ZERO_BASED == IBV_ACCESS_ZERO_BASED, "");
 _Static_assert(VIRTIO_RDMA_WC_LOC_LEN_ERR == IBV_WC_LOC_LEN_ERR, "");
 _Static_assert(VIRTIO_RDMA_WC_GENERAL_ERR == IBV_WC_GENERAL_ERR, "");
 _Static_assert(VIRTIO_RDMA_WR_RDMA_READ == IBV_WR_RDMA_READ, "");
@@ -53,6 +55,8 @@ static enum ibv_wc_opcode vru_wc_opcode(uint8_t op)
 		return IBV_WC_FETCH_ADD;
 	case VIRTIO_RDMA_WC_OP_LOCAL_INV:
 		return IBV_WC_LOCAL_INV;
+	case VIRTIO_RDMA_WC_OP_BIND_MW:
+		return IBV_WC_BIND_MW;
 	case VIRTIO_RDMA_WC_OP_RECV:
 		return IBV_WC_RECV;
 	case VIRTIO_RDMA_WC_OP_RECV_RDMA_WITH_IMM:
@@ -427,8 +431,31 @@ int vru_copy_sges(struct vru_qp *qp, struct virtio_rdma_sge *dst,
 	return 0;
 }
 
+/*
+ * A BIND_MW WQE: the new rkey must keep the window's index (only the key
+ * byte is the consumer's), and a window of length 0 (a type 1 unbind)
+ * needs no MR.  Type 1 windows are bound by ibv_bind_mw only (@type1),
+ * type 2 windows by the work request.
+ */
+static int vru_fill_bind(struct virtio_rdma_sq_wqe *wqe,
+			 const struct ibv_mw *mw, uint32_t rkey,
+			 const struct ibv_mw_bind_info *info, bool type1)
+{
+	if (!mw || (mw->type == IBV_MW_TYPE_1) != type1 ||
+	    (rkey ^ mw->rkey) >> VIRTIO_RDMA_KEY_INDEX_SHIFT)
+		return EINVAL;
+	if (info->length && !info->mr)
+		return EINVAL;
+	wqe->wr.bind_mw.rkey = htole32(rkey);
+	wqe->wr.bind_mw.mr_lkey = htole32(info->length ? info->mr->lkey : 0);
+	wqe->wr.bind_mw.addr = htole64(info->addr);
+	wqe->wr.bind_mw.length = htole64(info->length);
+	wqe->wr.bind_mw.access_flags = htole32(info->mw_access_flags);
+	return 0;
+}
+
 static int vru_build_send(struct vru_qp *qp, struct ibv_send_wr *wr,
-			  struct virtio_rdma_sq_wqe *wqe)
+			  struct virtio_rdma_sq_wqe *wqe, bool type1_bind)
 {
 	int err;
 
@@ -479,6 +506,10 @@ static int vru_build_send(struct vru_qp *qp, struct ibv_send_wr *wr,
 	case IBV_WR_LOCAL_INV:
 		wqe->ex.invalidate_rkey = htole32(wr->invalidate_rkey);
 		break;
+	case IBV_WR_BIND_MW:
+		/* No SGEs: the MR is in the bind information. */
+		return vru_fill_bind(wqe, wr->bind_mw.mw, wr->bind_mw.rkey,
+				     &wr->bind_mw.bind_info, type1_bind);
 	default:
 		return EINVAL;
 	}
@@ -495,6 +526,13 @@ static int vru_build_send(struct vru_qp *qp, struct ibv_send_wr *wr,
 
 int vru_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr)
+{
+	return vru_post_sends(ibqp, wr, bad_wr, false);
+}
+
+/* ibv_post_send, and for ibv_bind_mw (mw.c) the bind of a type 1 window. */
+int vru_post_sends(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr, bool type1_bind)
 {
 	struct vru_qp *qp = to_vru_qp(ibqp);
 	struct vru_uring *r = &qp->sq;
@@ -513,7 +551,8 @@ int vru_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			err = ENOMEM;
 			break;
 		}
-		err = vru_build_send(qp, wr, uring_entry(r, r->head));
+		err = vru_build_send(qp, wr, uring_entry(r, r->head),
+				     type1_bind);
 		if (err)
 			break;
 		r->head++;
@@ -702,6 +741,15 @@ static void vru_wr_local_inv(struct ibv_qp_ex *ibqp, uint32_t rkey)
 		wqe->ex.invalidate_rkey = htole32(rkey);
 }
 
+static void vru_wr_bind_mw(struct ibv_qp_ex *ibqp, struct ibv_mw *mw,
+			   uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	struct virtio_rdma_sq_wqe *wqe = vru_wr_next(ibqp, IBV_WR_BIND_MW);
+
+	if (wqe && vru_fill_bind(wqe, mw, rkey, info, false))
+		qpex_to_vru_qp(ibqp)->wr_err = EINVAL;
+}
+
 static void vru_wr_set_ud_addr(struct ibv_qp_ex *ibqp, struct ibv_ah *ah,
 			       uint32_t remote_qpn, uint32_t remote_qkey)
 {
@@ -841,4 +889,6 @@ void vru_qp_ex_init(struct vru_qp *qp, uint64_t ops)
 		q->wr_send_inv = vru_wr_send_inv;
 	if (ops & IBV_QP_EX_WITH_LOCAL_INV)
 		q->wr_local_inv = vru_wr_local_inv;
+	if (ops & IBV_QP_EX_WITH_BIND_MW)
+		q->wr_bind_mw = vru_wr_bind_mw;
 }

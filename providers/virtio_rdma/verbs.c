@@ -226,18 +226,6 @@ static void vru_unimport_mr(struct ibv_mr *mr)
 	free(container_of(mr, struct verbs_mr, ibv_mr));
 }
 
-/*
- * The device has no memory windows (VIRTIO_RDMA_F_MW is not implemented).
- * A type that is no MW type at all is still a bad argument.
- */
-static struct ibv_mw *vru_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
-{
-	(void)pd;
-	errno = type == IBV_MW_TYPE_1 || type == IBV_MW_TYPE_2 ? EOPNOTSUPP :
-								 EINVAL;
-	return NULL;
-}
-
 static struct ibv_mr *vru_reg_mr(struct ibv_pd *pd, void *addr,
 				 size_t length, uint64_t hca_va, int access)
 {
@@ -452,7 +440,7 @@ static int vru_destroy_cq(struct ibv_cq *ibcq)
 	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |		\
 	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
 	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV | \
-	 IBV_QP_EX_WITH_SEND_WITH_INV)
+	 IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_BIND_MW)
 
 static struct ibv_qp *vru_create_qp_ex(struct ibv_context *context,
 				       struct ibv_qp_init_attr_ex *attr)
@@ -665,12 +653,14 @@ static const struct verbs_context_ops vru_ctx_ops = {
 	.alloc_parent_domain = vru_alloc_parent_domain,
 	.alloc_pd = vru_alloc_pd,
 	.attach_mcast = ibv_cmd_attach_mcast,
+	.bind_mw = vru_bind_mw,
 	.create_ah = vru_create_ah,
 	.create_cq = vru_create_cq,
 	.create_cq_ex = vru_create_cq_ex,
 	.create_qp = vru_create_qp,
 	.create_qp_ex = vru_create_qp_ex,
 	.create_srq = vru_create_srq,
+	.dealloc_mw = vru_dealloc_mw,
 	.dealloc_pd = vru_dealloc_pd,
 	.dereg_mr = vru_dereg_mr,
 	.destroy_ah = vru_destroy_ah,

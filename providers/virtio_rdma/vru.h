@@ -181,6 +181,12 @@ int vru_destroy_srq(struct ibv_srq *srq);
 int vru_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr);
 
+/* mw.c */
+struct ibv_mw *vru_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int vru_dealloc_mw(struct ibv_mw *mw);
+int vru_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		struct ibv_mw_bind *mw_bind);
+
 /* datapath.c */
 bool vru_ring_full(struct vru_uring *r);
 int vru_copy_sges(struct vru_qp *qp, struct virtio_rdma_sge *dst,
@@ -190,6 +196,8 @@ int vru_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 void vru_cq_clean(struct vru_cq *cq, uint32_t qpn);
 int vru_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr);
+int vru_post_sends(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr, bool type1_bind);
 int vru_ring_put_recvs(struct vru_uring *r, struct ibv_recv_wr **wr,
 		       uint32_t max_sge);
 int vru_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,

@@ -97,6 +97,8 @@
 #define VDR_MAX_SRQ			1024
 #define VDR_MAX_SRQ_WR		VDR_MAX_QP_WR
 #define VDR_MAX_SRQ_SGE		VDR_MAX_SGE
+/* With VIRTIO_RDMA_F_MW; windows share the MRs' key space. */
+#define VDR_MAX_MW			4096
 
 /*
  * Every handle fits 24 bits: QPNs by the BTH, MR indexes by the key (index
@@ -184,21 +186,33 @@ struct vdr_pd {
 	struct rcu_head rcu;
 };
 
+/*
+ * A key names a memory region or a memory window (vdr_mw.c); both live in
+ * dev->mrs, so one lookup resolves any lkey or rkey.
+ */
 enum vdr_mr_kind {
 	VDR_MR_DMA,
 	VDR_MR_USER,
 	VDR_MR_FAST,
+	VDR_MW_TYPE1,
+	VDR_MW_TYPE2,
 };
 
 struct vdr_mr {
 	u32 index;
 	u32 key;
 	enum vdr_mr_kind kind;
-	bool valid;		/* FAST MRs start free */
+	bool valid;		/* FAST MRs start free; windows: bound */
 	u32 access;
 	struct vdr_pd *pd;
-	u64 iova;
+	u64 iova;		/* windows: the range the rkey reaches */
 	u64 length;
+	/* MRs: windows bound to it; DEREG_MR and replacement wait for 0. */
+	atomic_t nr_mw;
+	/* Windows: where the range lies, in the MR with key mw_mr_key. */
+	u32 mw_mr_key;
+	u64 mw_mr_addr;
+	u64 mw_qp_serial;	/* type 2: the QP that bound it */
 	u32 page_shift;
 	u32 max_pages;		/* FAST */
 	u64 page_list_addr;	/* FAST: driver-owned page list */
@@ -208,6 +222,11 @@ struct vdr_mr {
 	bool dead;		/* deregistered or replaced */
 	struct rcu_head rcu;
 };
+
+static inline bool vdr_key_is_mw(enum vdr_mr_kind kind)
+{
+	return kind == VDR_MW_TYPE1 || kind == VDR_MW_TYPE2;
+}
 
 struct vdr_cq {
 	u32 handle;
@@ -269,6 +288,7 @@ struct vdr_qp {
 	/* Serialises the QP's work and the commands that change the QP. */
 	struct mutex lock;
 	u32 qpn;
+	u64 serial;		/* unique for the device's life: QPNs recycle */
 	u8 type;
 	u8 state;
 	bool sq_sig_all;
@@ -341,7 +361,8 @@ struct vdr_dev {
 	/* Writers also hold dev->lock; the data path copies under it. */
 	spinlock_t gid_lock;
 	u32 pd_next, mr_next, cq_next, qp_next, srq_next;
-	u32 nr_pds, nr_mrs, nr_cqs, nr_qps, nr_srqs;
+	u32 nr_pds, nr_mrs, nr_cqs, nr_qps, nr_srqs, nr_mws;
+	u64 qp_serial;
 	struct vdr_gid gids[VDR_GID_TBL_LEN];
 
 	atomic64_t stats[VIRTIO_RDMA_NUM_STATS];
@@ -388,6 +409,8 @@ struct vdr_dev {
 		struct virtio_rdma_modify_srq_req modify_srq;
 		struct virtio_rdma_query_srq_req query_srq;
 		struct virtio_rdma_destroy_srq_req destroy_srq;
+		struct virtio_rdma_alloc_mw_req alloc_mw;
+		struct virtio_rdma_dealloc_mw_req dealloc_mw;
 	} req;
 	union {
 		struct virtio_rdma_query_device_resp query_device;
@@ -400,6 +423,7 @@ struct vdr_dev {
 		struct virtio_rdma_query_stats_resp query_stats;
 		struct virtio_rdma_create_srq_resp create_srq;
 		struct virtio_rdma_query_srq_resp query_srq;
+		struct virtio_rdma_alloc_mw_resp alloc_mw;
 	} resp;
 };
 
@@ -554,6 +578,15 @@ int vdr_cmd_create_mr(struct vdr_dev *dev);
 int vdr_cmd_alloc_mr(struct vdr_dev *dev);
 int vdr_cmd_dereg_mr(struct vdr_dev *dev);
 int vdr_check_access(struct vdr_dev *dev, u32 access, bool is_mr);
+struct vdr_mr *vdr_key_alloc(struct vdr_dev *dev, u32 pd_handle,
+			     enum vdr_mr_kind kind, int *status);
+void vdr_key_publish(struct vdr_dev *dev, struct vdr_mr *mr, u8 key_byte);
+void vdr_key_unpublish(struct vdr_dev *dev, struct vdr_mr *mr);
+void vdr_key_kill_locked(struct vdr_mr *mr) __releases(&mr->lock);
+
+/* vdr_mw.c */
+int vdr_cmd_alloc_mw(struct vdr_dev *dev);
+int vdr_cmd_dealloc_mw(struct vdr_dev *dev);
 void vdr_mrs_destroy(struct vdr_dev *dev);
 
 /* vdr_cq.c */

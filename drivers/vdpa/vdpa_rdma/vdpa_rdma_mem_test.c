@@ -113,7 +113,7 @@ static void env_exit(struct kunit *test)
 static int check(struct env *e, struct vdr_pd *pd, u32 key, u32 access,
 		 u64 addr, u64 len)
 {
-	return vdr_mr_check(e->dev, pd, key, access, addr, len);
+	return vdr_mr_check(e->dev, pd, NULL, key, access, addr, len);
 }
 
 /* vdr_mr_copy() and vdr_mr_atomic() run under the MR's lock. */
@@ -330,16 +330,16 @@ static void fast_registration(struct kunit *test)
 	/* A valid MR cannot be registered again before invalidation. */
 	KUNIT_EXPECT_EQ(test, vdr_mr_fast_reg(e->dev, &e->pd, &w), -EINVAL);
 
-	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, KEY(3, 0x78)),
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, NULL, KEY(3, 0x78)),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd2, key),
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd2, NULL, key),
 			-EINVAL);
-	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd,
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, NULL,
 						KEY(1, 0x11)), -EINVAL);
-	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, key), 0);
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, NULL, key), 0);
 	KUNIT_EXPECT_EQ(test, check(e, &e->pd, key, 0, 0x5000, 1),
 			VDR_MEM_EINVALID);
-	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, key),
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, NULL, key),
 			-EINVAL);
 }
 
@@ -357,11 +357,11 @@ static void dead_mr(struct kunit *test)
 	e->user.dead = true;
 	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(1, 0x11), 0, IOVA, 8),
 			VDR_MEM_ENOKEY);
-	KUNIT_EXPECT_EQ(test, vdr_mr_rw(e->dev, &e->pd, KEY(1, 0x11), 0, IOVA,
+	KUNIT_EXPECT_EQ(test, vdr_mr_rw(e->dev, &e->pd, NULL, KEY(1, 0x11), 0, IOVA,
 					buf, sizeof(buf), VDR_FROM_MEM),
 			VDR_MEM_ENOKEY);
 	e->fast.dead = true;
-	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, KEY(3, 0)),
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, NULL, KEY(3, 0)),
 			-EINVAL);
 }
 

@@ -76,6 +76,8 @@ static int vdr_cmd_query_device(struct vdr_dev *dev)
 		r->max_srq_wr = cpu_to_le32(VDR_MAX_SRQ_WR);
 		r->max_srq_sge = cpu_to_le32(VDR_MAX_SRQ_SGE);
 	}
+	if (vdr_has_feature(dev, VIRTIO_RDMA_F_MW))
+		r->max_mw = cpu_to_le32(VDR_MAX_MW);
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
@@ -149,6 +151,10 @@ static const struct vdr_cmd_desc vdr_cmds[] = {
 		vdr_cmd_destroy_srq),
 	VDR_CMD(RESIZE_CQ, sizeof(struct virtio_rdma_resize_cq_req), 0,
 		vdr_cmd_resize_cq),
+	VDR_CMD(ALLOC_MW, sizeof(struct virtio_rdma_alloc_mw_req),
+		sizeof(struct virtio_rdma_alloc_mw_resp), vdr_cmd_alloc_mw),
+	VDR_CMD(DEALLOC_MW, sizeof(struct virtio_rdma_dealloc_mw_req), 0,
+		vdr_cmd_dealloc_mw),
 };
 
 static void vdr_ctrl_one(struct vdr_dev *dev, struct vdr_vq *vq)

@@ -36,6 +36,12 @@ static bool vdr_mr_in_bounds(const struct vdr_mr *mr, u64 addr, u64 len)
 	return off <= mr->length && len <= mr->length - off;
 }
 
+/* Caller holds rcu_read_lock(); the object may be dead: check under its lock. */
+static struct vdr_mr *vdr_key_lookup(struct vdr_dev *dev, u32 key)
+{
+	return xa_load(&dev->mrs, key >> VIRTIO_RDMA_KEY_INDEX_SHIFT);
+}
+
 /* The key checks (spec "Key checks") on a locked MR; 0 or VDR_MEM_*. */
 static int vdr_mr_check_locked(const struct vdr_mr *mr, struct vdr_pd *pd,
 			       u32 key, u32 access, u64 addr, u64 len)
@@ -52,41 +58,6 @@ static int vdr_mr_check_locked(const struct vdr_mr *mr, struct vdr_pd *pd,
 		return VDR_MEM_ERANGE;
 	return 0;
 }
-
-/* Caller holds rcu_read_lock(); the MR may be dead: check under its lock. */
-static struct vdr_mr *vdr_mr_lookup(struct vdr_dev *dev, u32 key)
-{
-	return xa_load(&dev->mrs, key >> VIRTIO_RDMA_KEY_INDEX_SHIFT);
-}
-
-/**
- * vdr_mr_check - the key checks for one access
- * @dev: the device
- * @pd: the PD of the QP making the access
- * @key: lkey or rkey from the work request or packet (untrusted)
- * @access: VIRTIO_RDMA_ACCESS_* rights needed, 0 for a local read
- * @addr: first I/O virtual address accessed
- * @len: number of bytes accessed
- *
- * Return: 0, or a VDR_MEM_* error naming the first check that failed.
- */
-int vdr_mr_check(struct vdr_dev *dev, struct vdr_pd *pd, u32 key,
-		 u32 access, u64 addr, u64 len)
-{
-	struct vdr_mr *mr;
-	int err = VDR_MEM_ENOKEY;
-
-	rcu_read_lock();
-	mr = vdr_mr_lookup(dev, key);
-	if (mr) {
-		spin_lock(&mr->lock);
-		err = vdr_mr_check_locked(mr, pd, key, access, addr, len);
-		spin_unlock(&mr->lock);
-	}
-	rcu_read_unlock();
-	return err;
-}
-EXPORT_SYMBOL_IF_KUNIT(vdr_mr_check);
 
 /*
  * DMA address of @addr inside @mr and the number of bytes (at most @len)
@@ -219,10 +190,163 @@ int vdr_mr_atomic(struct vdr_dev *dev, struct vdr_mr *mr, u64 addr,
 }
 EXPORT_SYMBOL_IF_KUNIT(vdr_mr_atomic);
 
+/*
+ * The window checks (spec "Memory windows") on a locked window: its key,
+ * PD and state, the QP of a type 2 window, its rights and its range.
+ * Only remote accesses (@rqp set) may name a window: it has no lkey.
+ */
+static int vdr_mw_check_locked(const struct vdr_mr *w, struct vdr_pd *pd,
+			       const struct vdr_qp *rqp, u32 key, u32 access,
+			       u64 addr, u64 len)
+{
+	if (w->dead || w->key != key || !rqp)
+		return VDR_MEM_ENOKEY;
+	if (w->pd != pd)
+		return VDR_MEM_EPD;
+	if (!w->valid)
+		return VDR_MEM_EINVALID;
+	if (w->kind == VDR_MW_TYPE2 && w->mw_qp_serial != rqp->serial)
+		return VDR_MEM_EPD;
+	if ((w->access & access) != access)
+		return VDR_MEM_EACCESS;
+	if (!vdr_mr_in_bounds(w, addr, len))
+		return VDR_MEM_ERANGE;
+	return 0;
+}
+
+/*
+ * The checks on the MR behind a window, at the MR address @addr: it is
+ * still the registration the window was bound to and still valid (a fast
+ * registration MR may have been invalidated since), and still holds the
+ * range.  Its own remote rights do not matter; the window's do.
+ */
+static int vdr_mw_mr_check_locked(const struct vdr_mr *mr,
+				  const struct vdr_mr *w, u32 access,
+				  u64 addr, u64 len)
+{
+	if (mr->dead || mr->key != w->mw_mr_key)
+		return VDR_MEM_ENOKEY;
+	if (!mr->valid)
+		return VDR_MEM_EINVALID;
+	if ((access & (VIRTIO_RDMA_ACCESS_REMOTE_WRITE |
+		       VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC)) &&
+	    !(mr->access & VIRTIO_RDMA_ACCESS_LOCAL_WRITE))
+		return VDR_MEM_EACCESS;
+	if (!vdr_mr_in_bounds(mr, addr, len))
+		return VDR_MEM_ERANGE;
+	return 0;
+}
+
+/* What to do with checked memory: nothing, a copy or an atomic. */
+struct vdr_key_op {
+	enum { VDR_KEY_CHECK, VDR_KEY_COPY, VDR_KEY_ATOMIC } what;
+	void *buf;			/* COPY */
+	enum vdr_copy_dir dir;
+	enum vdr_atomic_op aop;		/* ATOMIC */
+	u64 compare_add;
+	u64 swap;
+	u64 *orig;
+};
+
+static int vdr_key_op_run(struct vdr_dev *dev, struct vdr_mr *mr, u64 addr,
+			  u32 len, const struct vdr_key_op *op)
+{
+	switch (op->what) {
+	case VDR_KEY_COPY:
+		return vdr_mr_copy(dev, mr, addr, op->buf, len, op->dir);
+	case VDR_KEY_ATOMIC:
+		return vdr_mr_atomic(dev, mr, addr, op->aop, op->compare_add,
+				     op->swap, op->orig);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * An access through a window: the window's lock, then the MR's, held from
+ * the checks to the end of the operation, so that an invalidation, unbind
+ * or DEALLOC_MW (window lock) and a DEREG_MR (MR lock) are seen entirely or
+ * not at all.  Windows are always locked before MRs.
+ */
+static int vdr_mw_access(struct vdr_dev *dev, struct vdr_mr *w,
+			 struct vdr_pd *pd, const struct vdr_qp *rqp, u32 key,
+			 u32 access, u64 addr, u64 len,
+			 const struct vdr_key_op *op)
+{
+	struct vdr_mr *mr;
+	u64 mr_addr;
+	int err;
+
+	spin_lock(&w->lock);
+	err = vdr_mw_check_locked(w, pd, rqp, key, access, addr, len);
+	if (err)
+		goto out;
+	mr_addr = w->mw_mr_addr + (addr - w->iova);
+	mr = vdr_key_lookup(dev, w->mw_mr_key);
+	err = VDR_MEM_EINVALID;
+	if (mr) {
+		spin_lock_nested(&mr->lock, SINGLE_DEPTH_NESTING);
+		err = vdr_mw_mr_check_locked(mr, w, access, mr_addr, len);
+		if (!err)
+			err = vdr_key_op_run(dev, mr, mr_addr, len, op);
+		spin_unlock(&mr->lock);
+	}
+out:
+	spin_unlock(&w->lock);
+	return err;
+}
+
+/* The key checks for an access, then @op on the memory, under RCU. */
+static int vdr_key_access(struct vdr_dev *dev, struct vdr_pd *pd,
+			  const struct vdr_qp *rqp, u32 key, u32 access,
+			  u64 addr, u64 len, const struct vdr_key_op *op)
+{
+	struct vdr_mr *mr;
+	int err = VDR_MEM_ENOKEY;
+
+	rcu_read_lock();
+	mr = vdr_key_lookup(dev, key);
+	if (mr && vdr_key_is_mw(mr->kind)) {
+		err = vdr_mw_access(dev, mr, pd, rqp, key, access, addr, len,
+				    op);
+	} else if (mr) {
+		spin_lock(&mr->lock);
+		err = vdr_mr_check_locked(mr, pd, key, access, addr, len);
+		if (!err)
+			err = vdr_key_op_run(dev, mr, addr, len, op);
+		spin_unlock(&mr->lock);
+	}
+	rcu_read_unlock();
+	return err;
+}
+
+/**
+ * vdr_mr_check - the key checks for one access
+ * @dev: the device
+ * @pd: the PD of the QP making the access
+ * @rqp: the QP a remote access arrived on; NULL for a local one
+ * @key: lkey or rkey from the work request or packet (untrusted)
+ * @access: VIRTIO_RDMA_ACCESS_* rights needed, 0 for a local read
+ * @addr: first I/O virtual address accessed
+ * @len: number of bytes accessed
+ *
+ * Return: 0, or a VDR_MEM_* error naming the first check that failed.
+ */
+int vdr_mr_check(struct vdr_dev *dev, struct vdr_pd *pd,
+		 const struct vdr_qp *rqp, u32 key, u32 access, u64 addr,
+		 u64 len)
+{
+	const struct vdr_key_op op = { .what = VDR_KEY_CHECK };
+
+	return vdr_key_access(dev, pd, rqp, key, access, addr, len, &op);
+}
+EXPORT_SYMBOL_IF_KUNIT(vdr_mr_check);
+
 /**
  * vdr_mr_rw - key checks, then a copy between a buffer and MR memory
  * @dev: the device
  * @pd: the PD of the QP making the access
+ * @rqp: the QP a remote access arrived on; NULL for a local one
  * @key: lkey or rkey (untrusted)
  * @access: rights needed (VIRTIO_RDMA_ACCESS_*, 0 for a local read)
  * @addr: I/O virtual address
@@ -232,23 +356,15 @@ EXPORT_SYMBOL_IF_KUNIT(vdr_mr_atomic);
  *
  * Return: 0 or a VDR_MEM_* error.
  */
-int vdr_mr_rw(struct vdr_dev *dev, struct vdr_pd *pd, u32 key, u32 access,
-	      u64 addr, void *buf, u32 len, enum vdr_copy_dir dir)
+int vdr_mr_rw(struct vdr_dev *dev, struct vdr_pd *pd,
+	      const struct vdr_qp *rqp, u32 key, u32 access, u64 addr,
+	      void *buf, u32 len, enum vdr_copy_dir dir)
 {
-	struct vdr_mr *mr;
-	int err = VDR_MEM_ENOKEY;
+	const struct vdr_key_op op = {
+		.what = VDR_KEY_COPY, .buf = buf, .dir = dir,
+	};
 
-	rcu_read_lock();
-	mr = vdr_mr_lookup(dev, key);
-	if (mr) {
-		spin_lock(&mr->lock);
-		err = vdr_mr_check_locked(mr, pd, key, access, addr, len);
-		if (!err)
-			err = vdr_mr_copy(dev, mr, addr, buf, len, dir);
-		spin_unlock(&mr->lock);
-	}
-	rcu_read_unlock();
-	return err;
+	return vdr_key_access(dev, pd, rqp, key, access, addr, len, &op);
 }
 EXPORT_SYMBOL_IF_KUNIT(vdr_mr_rw);
 
@@ -256,6 +372,7 @@ EXPORT_SYMBOL_IF_KUNIT(vdr_mr_rw);
  * vdr_mr_remote_atomic - key checks, then an atomic on 8 bytes of an MR
  * @dev: the device
  * @pd: the responder QP's PD
+ * @rqp: the responder QP
  * @rkey: from the AtomicETH (untrusted)
  * @addr: from the AtomicETH
  * @op: compare-and-swap or fetch-and-add
@@ -265,27 +382,19 @@ EXPORT_SYMBOL_IF_KUNIT(vdr_mr_rw);
  *
  * Return: 0, a VDR_MEM_* error, or -EINVAL for a misaligned address.
  */
-int vdr_mr_remote_atomic(struct vdr_dev *dev, struct vdr_pd *pd, u32 rkey,
-			 u64 addr, enum vdr_atomic_op op, u64 compare_add,
-			 u64 swap, u64 *orig)
+int vdr_mr_remote_atomic(struct vdr_dev *dev, struct vdr_pd *pd,
+			 const struct vdr_qp *rqp, u32 rkey, u64 addr,
+			 enum vdr_atomic_op op, u64 compare_add, u64 swap,
+			 u64 *orig)
 {
-	struct vdr_mr *mr;
-	int err = VDR_MEM_ENOKEY;
+	const struct vdr_key_op kop = {
+		.what = VDR_KEY_ATOMIC, .aop = op, .compare_add = compare_add,
+		.swap = swap, .orig = orig,
+	};
 
-	rcu_read_lock();
-	mr = vdr_mr_lookup(dev, rkey);
-	if (mr) {
-		spin_lock(&mr->lock);
-		err = vdr_mr_check_locked(mr, pd, rkey,
-					  VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC,
-					  addr, sizeof(u64));
-		if (!err)
-			err = vdr_mr_atomic(dev, mr, addr, op, compare_add,
-					    swap, orig);
-		spin_unlock(&mr->lock);
-	}
-	rcu_read_unlock();
-	return err;
+	return vdr_key_access(dev, pd, rqp, rkey,
+			      VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC, addr,
+			      sizeof(u64), &kop);
 }
 
 static u32 vdr_sge_len(const struct virtio_rdma_sge *sge)
@@ -320,8 +429,8 @@ int vdr_sgl_check(struct vdr_dev *dev, struct vdr_pd *pd,
 		len = vdr_sge_len(&sge[i]);
 		if (!len)
 			continue;
-		err = vdr_mr_check(dev, pd, le32_to_cpu(sge[i].lkey), access,
-				   le64_to_cpu(sge[i].addr), len);
+		err = vdr_mr_check(dev, pd, NULL, le32_to_cpu(sge[i].lkey),
+				   access, le64_to_cpu(sge[i].addr), len);
 		if (err)
 			return err;
 		sum += len;
@@ -367,8 +476,8 @@ int vdr_sgl_copy(struct vdr_dev *dev, struct vdr_pd *pd,
 		}
 		addr = le64_to_cpu(sge[i].addr) + offset;
 		n = min_t(u64, sl - offset, len);
-		err = vdr_mr_rw(dev, pd, le32_to_cpu(sge[i].lkey), access,
-				addr, buf, n, dir);
+		err = vdr_mr_rw(dev, pd, NULL, le32_to_cpu(sge[i].lkey),
+				access, addr, buf, n, dir);
 		if (err)
 			return err;
 		buf += n;
@@ -440,7 +549,7 @@ int vdr_mr_fast_reg(struct vdr_dev *dev, struct vdr_pd *pd,
 		return -EINVAL;
 
 	rcu_read_lock();
-	mr = vdr_mr_lookup(dev, key);
+	mr = vdr_key_lookup(dev, key);
 	if (mr) {
 		spin_lock(&mr->lock);
 		if (!mr->dead && mr->kind == VDR_MR_FAST && mr->pd == pd &&
@@ -459,22 +568,26 @@ EXPORT_SYMBOL_IF_KUNIT(vdr_mr_fast_reg);
  * vdr_mr_invalidate - LOCAL_INV or an incoming SEND_WITH_INV
  * @dev: the device
  * @pd: the QP's PD
- * @key: the MR's full current key
+ * @rqp: for SEND_WITH_INV the QP it arrived on; NULL for LOCAL_INV
+ * @key: the full current key of an MR or a window
  *
  * Return: 0, or -EINVAL when @key names no valid fast-registration MR of
- * @pd.
+ * @pd, nor a type 2 window of @pd bound (for @rqp).
  */
-int vdr_mr_invalidate(struct vdr_dev *dev, struct vdr_pd *pd, u32 key)
+int vdr_mr_invalidate(struct vdr_dev *dev, struct vdr_pd *pd,
+		      const struct vdr_qp *rqp, u32 key)
 {
 	struct vdr_mr *mr;
 	int ret = -EINVAL;
 
 	rcu_read_lock();
-	mr = vdr_mr_lookup(dev, key);
+	mr = vdr_key_lookup(dev, key);
 	if (mr) {
 		spin_lock(&mr->lock);
-		if (!mr->dead && mr->kind == VDR_MR_FAST && mr->key == key &&
-		    mr->pd == pd && mr->valid) {
+		if (vdr_key_is_mw(mr->kind)) {
+			ret = vdr_mw_invalidate_locked(dev, mr, pd, rqp, key);
+		} else if (!mr->dead && mr->kind == VDR_MR_FAST &&
+			   mr->key == key && mr->pd == pd && mr->valid) {
 			mr->valid = false;
 			ret = 0;
 		}

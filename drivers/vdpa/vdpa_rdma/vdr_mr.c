@@ -16,7 +16,11 @@
 
 int vdr_check_access(struct vdr_dev *dev, u32 access, bool is_mr)
 {
-	if (access & ~VDR_ACCESS_ALL)
+	u32 known = VDR_ACCESS_ALL;
+
+	if (is_mr && vdr_has_feature(dev, VIRTIO_RDMA_F_MW))
+		known |= VIRTIO_RDMA_ACCESS_MW_BIND;
+	if (access & ~known)
 		return VIRTIO_RDMA_STATUS_INVAL;
 	/* IB: remote writes into an MR imply the local side may write too. */
 	if (is_mr && (access & (VIRTIO_RDMA_ACCESS_REMOTE_WRITE |
@@ -29,9 +33,19 @@ int vdr_check_access(struct vdr_dev *dev, u32 access, bool is_mr)
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
-static struct vdr_mr *vdr_mr_alloc(struct vdr_dev *dev, u32 pd_handle,
-				   int *status)
+/**
+ * vdr_key_alloc - a new MR or window with its index reserved
+ * @dev: the device
+ * @pd_handle: its PD (untrusted)
+ * @kind: what it is; counted against that kind's limit
+ * @status: set on failure
+ *
+ * Return: the object, not yet visible to lookups (vdr_key_publish()).
+ */
+struct vdr_mr *vdr_key_alloc(struct vdr_dev *dev, u32 pd_handle,
+			     enum vdr_mr_kind kind, int *status)
 {
+	bool mw = vdr_key_is_mw(kind);
 	struct vdr_mr *mr;
 	struct vdr_pd *pd;
 	u32 index;
@@ -41,7 +55,7 @@ static struct vdr_mr *vdr_mr_alloc(struct vdr_dev *dev, u32 pd_handle,
 		*status = VIRTIO_RDMA_STATUS_NOENT;
 		return NULL;
 	}
-	if (dev->nr_mrs >= VDR_MAX_MR) {
+	if (mw ? dev->nr_mws >= VDR_MAX_MW : dev->nr_mrs >= VDR_MAX_MR) {
 		*status = VIRTIO_RDMA_STATUS_NOSPC;
 		return NULL;
 	}
@@ -64,20 +78,25 @@ static struct vdr_mr *vdr_mr_alloc(struct vdr_dev *dev, u32 pd_handle,
 	pd = vdr_pd_get(dev, pd_handle);
 	mr->pd = pd;
 	mr->index = index;
-	dev->nr_mrs++;
+	mr->kind = kind;
+	if (mw)
+		dev->nr_mws++;
+	else
+		dev->nr_mrs++;
 	return mr;
 }
 
 /*
- * After this no access touches the MR's pages: one in progress holds
- * mr->lock until it is done, later ones see it dead.  The MR itself goes
- * after an RCU grace period, as lookups may still hold it.
+ * After this no access touches the object's pages: one in progress holds
+ * mr->lock until it is done, later ones see it dead.  The object itself
+ * goes after an RCU grace period, as lookups may still hold it.  Called
+ * with mr->lock held; returns with it dropped.
  */
-static void vdr_mr_kill(struct vdr_mr *mr)
+void vdr_key_kill_locked(struct vdr_mr *mr)
+	__releases(&mr->lock)
 {
 	u64 *pages;
 
-	spin_lock(&mr->lock);
 	mr->dead = true;
 	mr->valid = false;
 	pages = mr->pages;
@@ -88,11 +107,21 @@ static void vdr_mr_kill(struct vdr_mr *mr)
 	kfree_rcu(mr, rcu);
 }
 
-static void vdr_mr_free(struct vdr_dev *dev, struct vdr_mr *mr)
+/* Takes the key out of the table; lookups already under way may see it. */
+void vdr_key_unpublish(struct vdr_dev *dev, struct vdr_mr *mr)
 {
 	xa_erase(&dev->mrs, mr->index);
-	dev->nr_mrs--;
-	vdr_mr_kill(mr);
+	if (vdr_key_is_mw(mr->kind))
+		dev->nr_mws--;
+	else
+		dev->nr_mrs--;
+}
+
+static void vdr_key_free(struct vdr_dev *dev, struct vdr_mr *mr)
+{
+	vdr_key_unpublish(dev, mr);
+	spin_lock(&mr->lock);
+	vdr_key_kill_locked(mr);
 }
 
 /*
@@ -100,13 +129,18 @@ static void vdr_mr_free(struct vdr_dev *dev, struct vdr_mr *mr)
  * with a predictable byte a peer that has seen one key of the device could
  * name the next MR's key at the first guess.
  */
+void vdr_key_publish(struct vdr_dev *dev, struct vdr_mr *mr, u8 key_byte)
+{
+	mr->key = (mr->index << VIRTIO_RDMA_KEY_INDEX_SHIFT) | key_byte;
+	xa_store(&dev->mrs, mr->index, mr, GFP_KERNEL);
+}
+
 static void vdr_mr_publish(struct vdr_dev *dev, struct vdr_mr *mr,
 			   u8 key_byte)
 {
 	struct virtio_rdma_mr_resp *r = &dev->resp.mr;
 
-	mr->key = (mr->index << VIRTIO_RDMA_KEY_INDEX_SHIFT) | key_byte;
-	xa_store(&dev->mrs, mr->index, mr, GFP_KERNEL);
+	vdr_key_publish(dev, mr, key_byte);
 	r->mr_handle = cpu_to_le32(mr->index);
 	r->lkey = cpu_to_le32(mr->key);
 	r->rkey = cpu_to_le32(mr->key);
@@ -122,10 +156,10 @@ int vdr_cmd_get_dma_mr(struct vdr_dev *dev)
 	status = vdr_check_access(dev, access, true);
 	if (status)
 		return status;
-	mr = vdr_mr_alloc(dev, le32_to_cpu(req->pd_handle), &status);
+	mr = vdr_key_alloc(dev, le32_to_cpu(req->pd_handle), VDR_MR_DMA,
+			   &status);
 	if (!mr)
 		return status;
-	mr->kind = VDR_MR_DMA;
 	mr->valid = true;
 	mr->access = access;
 	mr->iova = 0;
@@ -217,6 +251,7 @@ static int vdr_mr_replace(struct vdr_dev *dev, struct vdr_mr *old,
 	mr->pd = vdr_pd_get(dev, pd_handle);
 	mr->index = old->index;
 	mr->key = old->key;
+	mr->kind = old->kind;
 	*out = mr;
 	return VIRTIO_RDMA_STATUS_OK;
 }
@@ -282,7 +317,8 @@ int vdr_cmd_create_mr(struct vdr_dev *dev)
 		if (status)
 			goto err;
 	} else {
-		mr = vdr_mr_alloc(dev, le32_to_cpu(req->pd_handle), &status);
+		mr = vdr_key_alloc(dev, le32_to_cpu(req->pd_handle),
+				   VDR_MR_USER, &status);
 		if (!mr)
 			goto err;
 	}
@@ -294,8 +330,22 @@ int vdr_cmd_create_mr(struct vdr_dev *dev)
 	mr->page_shift = page_shift;
 	mr->pages = pages;
 	if (old) {
-		xa_store(&dev->mrs, mr->index, mr, GFP_KERNEL);
-		vdr_mr_kill(old);
+		/*
+		 * Checked and swapped under the old MR's lock, which a bind
+		 * holds from its checks to the count: no window is bound to
+		 * the old one once the new one is in.  The slot exists, so the
+		 * store allocates nothing.
+		 */
+		spin_lock(&old->lock);
+		if (atomic_read(&old->nr_mw)) {
+			spin_unlock(&old->lock);
+			vdr_pd_put(mr->pd);
+			kfree(mr);
+			status = VIRTIO_RDMA_STATUS_BUSY;
+			goto err;
+		}
+		xa_store(&dev->mrs, mr->index, mr, GFP_ATOMIC);
+		vdr_key_kill_locked(old);
 		dev->resp.mr.mr_handle = cpu_to_le32(mr->index);
 		dev->resp.mr.lkey = cpu_to_le32(mr->key);
 		dev->resp.mr.rkey = cpu_to_le32(mr->key);
@@ -323,13 +373,13 @@ int vdr_cmd_alloc_mr(struct vdr_dev *dev)
 	pages = kvcalloc(max_pages, sizeof(*pages), GFP_KERNEL_ACCOUNT);
 	if (!pages)
 		return VIRTIO_RDMA_STATUS_NOMEM;
-	mr = vdr_mr_alloc(dev, le32_to_cpu(req->pd_handle), &status);
+	mr = vdr_key_alloc(dev, le32_to_cpu(req->pd_handle), VDR_MR_FAST,
+			   &status);
 	if (!mr) {
 		kvfree(pages);
 		return status;
 	}
 	mr->pages = pages;
-	mr->kind = VDR_MR_FAST;
 	mr->valid = false;
 	mr->max_pages = max_pages;
 	mr->page_list_addr = pl_addr;
@@ -343,9 +393,16 @@ int vdr_cmd_dereg_mr(struct vdr_dev *dev)
 	struct vdr_mr *mr;
 
 	mr = xa_load(&dev->mrs, index);
-	if (!mr)
+	if (!mr || vdr_key_is_mw(mr->kind))
 		return VIRTIO_RDMA_STATUS_NOENT;
-	vdr_mr_free(dev, mr);
+	/* A bind checks the MR under its lock: no window appears after this. */
+	spin_lock(&mr->lock);
+	if (atomic_read(&mr->nr_mw)) {
+		spin_unlock(&mr->lock);
+		return VIRTIO_RDMA_STATUS_BUSY;
+	}
+	vdr_key_unpublish(dev, mr);
+	vdr_key_kill_locked(mr);
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
@@ -354,7 +411,8 @@ void vdr_mrs_destroy(struct vdr_dev *dev)
 	struct vdr_mr *mr;
 	unsigned long idx;
 
+	/* Windows and the MRs they are bound to go together: no unbinding. */
 	xa_for_each(&dev->mrs, idx, mr)
-		vdr_mr_free(dev, mr);
+		vdr_key_free(dev, mr);
 	dev->mr_next = 0;
 }

@@ -58,6 +58,8 @@ u8 vdr_wc_opcode(u8 wr_opcode)
 		return VIRTIO_RDMA_WC_OP_LOCAL_INV;
 	case VIRTIO_RDMA_WR_REG_MR:
 		return VIRTIO_RDMA_WC_OP_REG_MR;
+	case VIRTIO_RDMA_WR_BIND_MW:
+		return VIRTIO_RDMA_WC_OP_BIND_MW;
 	default:
 		return VIRTIO_RDMA_WC_OP_SEND;
 	}
@@ -227,6 +229,7 @@ static int vdr_create_qp(struct vdr_dev *dev)
 	}
 
 	qp->qpn = qpn;
+	qp->serial = ++dev->qp_serial;
 	qp->sq_sig_all = req->sq_sig_all;
 	qp->max_send_sge = le32_to_cpu(req->max_send_sge);
 	qp->max_recv_sge = rq_depth ? le32_to_cpu(req->max_recv_sge) : 0;

@@ -107,10 +107,17 @@ static void vdr_req_check(struct vdr_dev *dev, struct vdr_qp *qp,
 		w->state = VDR_SWQE_DONE;
 		return;
 	case VIRTIO_RDMA_WR_LOCAL_INV:
-		if (vdr_mr_invalidate(dev, qp->pd,
+		if (vdr_mr_invalidate(dev, qp->pd, NULL,
 				      le32_to_cpu(w->wqe.ex.invalidate_rkey)))
 			return vdr_swqe_fail(dev, w,
 					     VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
+		w->state = VDR_SWQE_DONE;
+		return;
+	case VIRTIO_RDMA_WR_BIND_MW:
+		if (!vdr_has_feature(dev, VIRTIO_RDMA_F_MW) ||
+		    vdr_mw_bind(dev, qp, &w->wqe.wr.bind_mw))
+			return vdr_swqe_fail(dev, w,
+					     VIRTIO_RDMA_WC_MW_BIND_ERR);
 		w->state = VDR_SWQE_DONE;
 		return;
 	case VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP:

@@ -340,7 +340,7 @@ static bool vdr_resp_read_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 	}
 	if (!skb)
 		return false;
-	if (n && vdr_mr_rw(dev, qp->pd, r->rkey,
+	if (n && vdr_mr_rw(dev, qp->pd, qp, r->rkey,
 			   VIRTIO_RDMA_ACCESS_REMOTE_READ, r->va + off,
 			   payload, n, VDR_FROM_MEM)) {
 		kfree_skb(skb);
@@ -506,7 +506,7 @@ static bool vdr_resp_send(struct vdr_dev *dev, struct vdr_qp *qp,
 		cqe.ex.imm_data = pkt->imm;
 	}
 	if (f & ROCE_OPF_INV) {
-		if (vdr_mr_invalidate(dev, qp->pd, pkt->ieth_rkey)) {
+		if (vdr_mr_invalidate(dev, qp->pd, qp, pkt->ieth_rkey)) {
 			vdr_resp_recv_error(dev, qp,
 					    VIRTIO_RDMA_WC_LOC_PROT_ERR);
 			vdr_resp_nak(dev, qp, ROCE_AETH_NAK_REM_OP_ERR, -1);
@@ -535,7 +535,7 @@ static bool vdr_resp_write(struct vdr_dev *dev, struct vdr_qp *qp,
 		x->write_rkey = pkt->reth.rkey;
 		x->write_left = pkt->reth.len;
 		if (x->write_left &&
-		    vdr_mr_check(dev, qp->pd, x->write_rkey,
+		    vdr_mr_check(dev, qp->pd, qp, x->write_rkey,
 				 VIRTIO_RDMA_ACCESS_REMOTE_WRITE,
 				 x->write_va, x->write_left))
 			goto access_err;
@@ -549,7 +549,7 @@ static bool vdr_resp_write(struct vdr_dev *dev, struct vdr_qp *qp,
 		return false;
 	}
 	if (pkt->payload_len &&
-	    vdr_mr_rw(dev, qp->pd, x->write_rkey,
+	    vdr_mr_rw(dev, qp->pd, qp, x->write_rkey,
 		      VIRTIO_RDMA_ACCESS_REMOTE_WRITE, x->write_va,
 		      (void *)pkt->payload, pkt->payload_len, VDR_TO_MEM))
 		goto access_err;
@@ -591,7 +591,7 @@ static bool vdr_resp_read(struct vdr_dev *dev, struct vdr_qp *qp,
 	}
 	if (!vdr_resp_qp_allows(qp, VIRTIO_RDMA_ACCESS_REMOTE_READ) ||
 	    (pkt->reth.len &&
-	     vdr_mr_check(dev, qp->pd, pkt->reth.rkey,
+	     vdr_mr_check(dev, qp->pd, qp, pkt->reth.rkey,
 			  VIRTIO_RDMA_ACCESS_REMOTE_READ, pkt->reth.va,
 			  pkt->reth.len))) {
 		vdr_resp_nak(dev, qp, ROCE_AETH_NAK_REM_ACCESS_ERR,
@@ -630,7 +630,7 @@ static bool vdr_resp_atomic(struct vdr_dev *dev, struct vdr_qp *qp,
 		return false;
 	}
 	if (!vdr_resp_qp_allows(qp, VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC) ||
-	    vdr_mr_remote_atomic(dev, qp->pd, pkt->atomiceth.rkey, va,
+	    vdr_mr_remote_atomic(dev, qp->pd, qp, pkt->atomiceth.rkey, va,
 				 cas ? VDR_ATOMIC_CMP_SWP : VDR_ATOMIC_FETCH_ADD,
 				 cas ? pkt->atomiceth.compare :
 				       pkt->atomiceth.swap_add,

@@ -222,8 +222,8 @@ static inline void vdr_xqp_note_doorbell(struct vdr_xqp *x, u32 type)
  * responder to a remote access error NAK.
  */
 #define VDR_MEM_ENOKEY	(-ENOKEY)	/* no MR or key byte mismatch */
-#define VDR_MEM_EPD		(-EPERM)	/* MR of another PD */
-#define VDR_MEM_EINVALID	(-EKEYREVOKED)	/* free fast-reg MR */
+#define VDR_MEM_EPD		(-EPERM)	/* of another PD or type 2 QP */
+#define VDR_MEM_EINVALID	(-EKEYREVOKED)	/* free fast-reg MR or window */
 #define VDR_MEM_EACCESS	(-EACCES)	/* access right not granted */
 #define VDR_MEM_ERANGE	(-ERANGE)	/* outside the MR */
 #define VDR_MEM_EFAULT	(-EFAULT)	/* page not reachable */
@@ -240,18 +240,21 @@ enum vdr_copy_dir {
 	VDR_FROM_MEM,		/* memory -> buffer */
 };
 
-int vdr_mr_check(struct vdr_dev *dev, struct vdr_pd *pd, u32 key,
-		 u32 access, u64 addr, u64 len);
+int vdr_mr_check(struct vdr_dev *dev, struct vdr_pd *pd,
+		 const struct vdr_qp *rqp, u32 key, u32 access, u64 addr,
+		 u64 len);
 int vdr_mr_copy(struct vdr_dev *dev, struct vdr_mr *mr, u64 addr,
 		void *buf, u32 len, enum vdr_copy_dir dir);
-int vdr_mr_rw(struct vdr_dev *dev, struct vdr_pd *pd, u32 key, u32 access,
-	      u64 addr, void *buf, u32 len, enum vdr_copy_dir dir);
+int vdr_mr_rw(struct vdr_dev *dev, struct vdr_pd *pd,
+	      const struct vdr_qp *rqp, u32 key, u32 access, u64 addr,
+	      void *buf, u32 len, enum vdr_copy_dir dir);
 int vdr_mr_atomic(struct vdr_dev *dev, struct vdr_mr *mr, u64 addr,
 		  enum vdr_atomic_op op, u64 compare_add, u64 swap,
 		  u64 *orig);
-int vdr_mr_remote_atomic(struct vdr_dev *dev, struct vdr_pd *pd, u32 rkey,
-			 u64 addr, enum vdr_atomic_op op, u64 compare_add,
-			 u64 swap, u64 *orig);
+int vdr_mr_remote_atomic(struct vdr_dev *dev, struct vdr_pd *pd,
+			 const struct vdr_qp *rqp, u32 rkey, u64 addr,
+			 enum vdr_atomic_op op, u64 compare_add, u64 swap,
+			 u64 *orig);
 
 int vdr_sgl_check(struct vdr_dev *dev, struct vdr_pd *pd,
 		  const struct virtio_rdma_sge *sge, u32 num, u32 access,
@@ -262,7 +265,16 @@ int vdr_sgl_copy(struct vdr_dev *dev, struct vdr_pd *pd,
 
 int vdr_mr_fast_reg(struct vdr_dev *dev, struct vdr_pd *pd,
 		    const struct virtio_rdma_wqe_reg_mr *wr);
-int vdr_mr_invalidate(struct vdr_dev *dev, struct vdr_pd *pd, u32 key);
+int vdr_mr_invalidate(struct vdr_dev *dev, struct vdr_pd *pd,
+		      const struct vdr_qp *rqp, u32 key);
+
+/* ---- vdr_mw.c ---- */
+
+int vdr_mw_bind(struct vdr_dev *dev, const struct vdr_qp *qp,
+		const struct virtio_rdma_wqe_bind_mw *wr);
+int vdr_mw_invalidate_locked(struct vdr_dev *dev, struct vdr_mr *w,
+			     struct vdr_pd *pd, const struct vdr_qp *rqp,
+			     u32 key);
 
 /* ---- vdr_net.c ---- */
 

@@ -25,7 +25,7 @@
 /* Device-specific feature bits */
 #define VIRTIO_RDMA_F_SRQ			0
 #define VIRTIO_RDMA_F_TM_SRQ			1	/* reserved */
-#define VIRTIO_RDMA_F_MW			2	/* reserved */
+#define VIRTIO_RDMA_F_MW			2
 #define VIRTIO_RDMA_F_ATOMIC			3
 #define VIRTIO_RDMA_F_RESIZE			4	/* CQ resize only */
 #define VIRTIO_RDMA_F_INDIRECT_MKEY		5	/* reserved */
@@ -70,6 +70,9 @@ struct virtio_rdma_config {
 #define VIRTIO_RDMA_CMD_DESTROY_SRQ		21
 /* With VIRTIO_RDMA_F_RESIZE */
 #define VIRTIO_RDMA_CMD_RESIZE_CQ		22
+/* With VIRTIO_RDMA_F_MW */
+#define VIRTIO_RDMA_CMD_ALLOC_MW		23
+#define VIRTIO_RDMA_CMD_DEALLOC_MW		24
 
 /* Command status; the errno each maps to is fixed by the spec. */
 #define VIRTIO_RDMA_STATUS_OK			0
@@ -99,6 +102,9 @@ struct virtio_rdma_cmd_resp_hdr {
 #define VIRTIO_RDMA_ACCESS_REMOTE_WRITE		0x2
 #define VIRTIO_RDMA_ACCESS_REMOTE_READ		0x4
 #define VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC	0x8
+/* With VIRTIO_RDMA_F_MW: MRs that windows may be bound to; windows only */
+#define VIRTIO_RDMA_ACCESS_MW_BIND		0x10
+#define VIRTIO_RDMA_ACCESS_ZERO_BASED		0x20
 
 /* QUERY_DEVICE: no request body. */
 #define VIRTIO_RDMA_DEVICE_CAP_MEM_MGT_EXTENSIONS	0x1ULL
@@ -148,7 +154,9 @@ struct virtio_rdma_query_device_resp {
 	__le32 max_srq;
 	__le32 max_srq_wr;
 	__le32 max_srq_sge;
-	__le32 reserved[29];
+	/* Zero unless VIRTIO_RDMA_F_MW was negotiated. */
+	__le32 max_mw;
+	__le32 reserved[28];
 };
 
 /* Same values as enum ib_port_state / ib_port_phys_state / ib_mtu */
@@ -245,6 +253,28 @@ struct virtio_rdma_alloc_mr_req {
 /* DEREG_MR: no response body. */
 struct virtio_rdma_dereg_mr_req {
 	__le32 mr_handle;
+	__le32 reserved;
+};
+
+/* Same values as enum ib_mw_type */
+#define VIRTIO_RDMA_MW_TYPE_1			1
+#define VIRTIO_RDMA_MW_TYPE_2			2
+
+struct virtio_rdma_alloc_mw_req {
+	__le32 pd_handle;
+	__u8 type;
+	__u8 reserved[3];
+};
+
+/* The window's rkey has the MR key format; its index is the handle. */
+struct virtio_rdma_alloc_mw_resp {
+	__le32 mw_handle;
+	__le32 rkey;
+};
+
+/* DEALLOC_MW: no response body. */
+struct virtio_rdma_dealloc_mw_req {
+	__le32 mw_handle;
 	__le32 reserved;
 };
 
@@ -567,6 +597,7 @@ struct virtio_rdma_ring_ctl {
 #define VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP	5
 #define VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD	6
 #define VIRTIO_RDMA_WR_LOCAL_INV		7
+#define VIRTIO_RDMA_WR_BIND_MW			8	/* VIRTIO_RDMA_F_MW */
 #define VIRTIO_RDMA_WR_SEND_WITH_INV		9
 #define VIRTIO_RDMA_WR_REG_MR			0x20
 
@@ -615,6 +646,20 @@ struct virtio_rdma_wqe_reg_mr {
 	__le32 reserved[2];
 };
 
+/*
+ * BIND_MW: binds the window that @rkey's index names to [@addr, @addr +
+ * @length) of the MR @mr_lkey, under @rkey from now on; a @length of 0
+ * unbinds a type 1 window.
+ */
+struct virtio_rdma_wqe_bind_mw {
+	__le32 rkey;
+	__le32 mr_lkey;
+	__le64 addr;
+	__le64 length;
+	__le32 access_flags;
+	__le32 reserved[3];
+};
+
 /* Followed by num_sge SGEs, or by length bytes of inline data. */
 struct virtio_rdma_sq_wqe {
 	__le64 wr_id;
@@ -633,6 +678,7 @@ struct virtio_rdma_sq_wqe {
 		struct virtio_rdma_wqe_atomic atomic;
 		struct virtio_rdma_wqe_ud ud;
 		struct virtio_rdma_wqe_reg_mr reg_mr;
+		struct virtio_rdma_wqe_bind_mw bind_mw;
 	} wr;
 };
 
@@ -676,6 +722,7 @@ struct virtio_rdma_rq_wqe {
 #define VIRTIO_RDMA_WC_OP_RDMA_READ		2
 #define VIRTIO_RDMA_WC_OP_COMP_SWAP		3
 #define VIRTIO_RDMA_WC_OP_FETCH_ADD		4
+#define VIRTIO_RDMA_WC_OP_BIND_MW		5
 #define VIRTIO_RDMA_WC_OP_LOCAL_INV		6
 #define VIRTIO_RDMA_WC_OP_REG_MR		10
 #define VIRTIO_RDMA_WC_OP_RECV			0x80
@@ -828,6 +875,9 @@ static inline int virtio_rdma_wr_op_ok(__u8 qp_type, __u8 op)
 	case VIRTIO_RDMA_WR_LOCAL_INV:
 	case VIRTIO_RDMA_WR_REG_MR:
 		return qp_type != VIRTIO_RDMA_QPT_GSI;
+	case VIRTIO_RDMA_WR_BIND_MW:
+		return qp_type == VIRTIO_RDMA_QPT_RC ||
+		       qp_type == VIRTIO_RDMA_QPT_UC;
 	default:
 		return 0;
 	}
@@ -864,6 +914,7 @@ static inline int virtio_rdma_wc_op_valid(__u8 op)
 	case VIRTIO_RDMA_WC_OP_RDMA_READ:
 	case VIRTIO_RDMA_WC_OP_COMP_SWAP:
 	case VIRTIO_RDMA_WC_OP_FETCH_ADD:
+	case VIRTIO_RDMA_WC_OP_BIND_MW:
 	case VIRTIO_RDMA_WC_OP_LOCAL_INV:
 	case VIRTIO_RDMA_WC_OP_REG_MR:
 	case VIRTIO_RDMA_WC_OP_RECV:

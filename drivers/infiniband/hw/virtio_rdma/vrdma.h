@@ -95,6 +95,7 @@ struct vrdma_caps {
 	u32 max_srq;
 	u32 max_srq_wr;
 	u32 max_srq_sge;
+	u32 max_mw;		/* 0 without VIRTIO_RDMA_F_MW */
 };
 
 /* What a kernel consumer posted in a ring slot (vrdma_wrid.c). */
@@ -194,6 +195,7 @@ struct vrdma_dev {
 	bool mr_replace;	/* VIRTIO_RDMA_F_MR_REPLACE: rereg keeps keys */
 	bool srq;		/* VIRTIO_RDMA_F_SRQ */
 	bool resize;		/* VIRTIO_RDMA_F_RESIZE: CQ resize */
+	bool mw;		/* VIRTIO_RDMA_F_MW: memory windows */
 	bool ring_pages;	/* VIRTIO_RDMA_F_RING_PAGES: rings of single pages */
 	struct virtio_rdma_query_port_resp port;	/* at probe */
 	u32 gid_tbl_len;
@@ -292,6 +294,11 @@ struct vrdma_srq {
 	struct rdma_user_mmap_entry *ring_umap;
 };
 
+struct vrdma_mw {
+	struct ib_mw ibmw;
+	u32 handle;
+};
+
 struct vrdma_mr {
 	struct ib_mr ibmr;
 	u32 handle;
@@ -337,6 +344,11 @@ static inline struct vrdma_srq *to_vsrq(struct ib_srq *srq)
 static inline struct vrdma_mr *to_vmr(struct ib_mr *mr)
 {
 	return container_of(mr, struct vrdma_mr, ibmr);
+}
+
+static inline struct vrdma_mw *to_vmw(struct ib_mw *mw)
+{
+	return container_of(mw, struct vrdma_mw, ibmw);
 }
 
 static inline struct vrdma_ah *to_vah(struct ib_ah *ah)
@@ -428,6 +440,11 @@ int vrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int vrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
 int vrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+
+/* vrdma_mw.c */
+extern const struct ib_device_ops vrdma_mw_ops;
+int vrdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int vrdma_dealloc_mw(struct ib_mw *ibmw);
 
 /* vrdma_srq.c */
 extern const struct ib_device_ops vrdma_srq_ops;

@@ -144,6 +144,8 @@ static enum ib_wc_opcode vrdma_wc_opcode(u8 op)
 		return IB_WC_FETCH_ADD;
 	case VIRTIO_RDMA_WC_OP_LOCAL_INV:
 		return IB_WC_LOCAL_INV;
+	case VIRTIO_RDMA_WC_OP_BIND_MW:
+		return IB_WC_BIND_MW;
 	case VIRTIO_RDMA_WC_OP_REG_MR:
 		/* Numbered differently before Linux 6.2: map, don't copy. */
 		return IB_WC_REG_MR;

@@ -75,6 +75,9 @@ int vrdma_query_device_caps(struct vrdma_dev *dev)
 		}
 	}
 
+	if (dev->mw)
+		c->max_mw = le32_to_cpu(r->max_mw);
+
 	/* Ring geometry below relies on these; refuse a device that breaks them. */
 	if (!c->max_qp_wr || !is_power_of_2(c->max_qp_wr) ||
 	    !c->max_cqe || !is_power_of_2(c->max_cqe) ||
@@ -152,6 +155,7 @@ int vrdma_query_device(struct ib_device *ib, struct ib_device_attr *attr,
 	attr->max_srq = c->max_srq;
 	attr->max_srq_wr = c->max_srq_wr;
 	attr->max_srq_sge = c->max_srq_sge;
+	attr->max_mw = c->max_mw;
 	attr->local_ca_ack_delay = c->local_ca_ack_delay;
 
 	/* The device reports HCA only with the feature; do not trust it alone. */
@@ -164,6 +168,9 @@ int vrdma_query_device(struct ib_device *ib, struct ib_device_attr *attr,
 
 	if (c->device_cap_flags & VIRTIO_RDMA_DEVICE_CAP_MEM_MGT_EXTENSIONS)
 		attr->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+	if (c->max_mw)
+		attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
+					  IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	if (c->device_cap_flags & VIRTIO_RDMA_DEVICE_CAP_RC_RNR_NAK_GEN)
 		attr->device_cap_flags |= IB_DEVICE_RC_RNR_NAK_GEN;
 	if (c->device_cap_flags & VIRTIO_RDMA_DEVICE_CAP_PORT_ACTIVE_EVENT)

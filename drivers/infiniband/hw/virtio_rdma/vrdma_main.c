@@ -237,6 +237,7 @@ static int vrdma_probe(struct virtio_device *vdev)
 	dev->mr_replace = virtio_has_feature(vdev, VIRTIO_RDMA_F_MR_REPLACE);
 	dev->srq = virtio_has_feature(vdev, VIRTIO_RDMA_F_SRQ);
 	dev->resize = virtio_has_feature(vdev, VIRTIO_RDMA_F_RESIZE);
+	dev->mw = virtio_has_feature(vdev, VIRTIO_RDMA_F_MW);
 	dev->ring_pages = virtio_has_feature(vdev, VIRTIO_RDMA_F_RING_PAGES);
 
 	err = vrdma_find_vqs(dev);
@@ -272,6 +273,8 @@ static int vrdma_probe(struct virtio_device *vdev)
 		ib_set_device_ops(&dev->ib, &vrdma_srq_ops);
 	if (dev->resize)
 		ib_set_device_ops(&dev->ib, &vrdma_resize_ops);
+	if (dev->mw)
+		ib_set_device_ops(&dev->ib, &vrdma_mw_ops);
 	/* Empty posts are how user space rings a doorbell (vrdma_uverbs.c). */
 	dev->ib.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				   BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
@@ -335,6 +338,7 @@ MODULE_DEVICE_TABLE(virtio, vrdma_id_table);
 static unsigned int vrdma_features[] = {
 	VIRTIO_RDMA_F_SRQ,
 	VIRTIO_RDMA_F_ATOMIC,
+	VIRTIO_RDMA_F_MW,
 	VIRTIO_RDMA_F_RESIZE,
 	VIRTIO_RDMA_F_MR_REPLACE,
 	VIRTIO_RDMA_F_RING_PAGES,

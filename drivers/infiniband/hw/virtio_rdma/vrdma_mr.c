@@ -23,14 +23,18 @@
 
 static_assert(VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC == IB_ACCESS_REMOTE_ATOMIC);
 
-static int vrdma_mr_access(int access)
+static int vrdma_mr_access(struct vrdma_dev *dev, int access)
 {
+	int known = VRDMA_MR_ACCESS;
+
+	if (dev->mw)
+		known |= IB_ACCESS_MW_BIND;
 	/* Optional flags may be ignored by definition; others may not. */
 	access &= ~IB_ACCESS_OPTIONAL;
 	if (access & ~IB_ACCESS_SUPPORTED)
 		return -EINVAL;
-	/* Valid verbs the device lacks (MW binding, ODP, zero-based, ...). */
-	if (access & ~VRDMA_MR_ACCESS)
+	/* Valid verbs the device lacks (ODP, zero-based, ...). */
+	if (access & ~known)
 		return -EOPNOTSUPP;
 	return access;
 }
@@ -55,7 +59,7 @@ struct ib_mr *vrdma_get_dma_mr(struct ib_pd *pd, int access)
 	/* A DMA MR reaches all memory: never for user PDs (spec). */
 	if (pd->uobject)
 		return ERR_PTR(-EPERM);
-	access = vrdma_mr_access(access);
+	access = vrdma_mr_access(dev, access);
 	if (access < 0)
 		return ERR_PTR(access);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
@@ -244,7 +248,7 @@ struct ib_mr *vrdma_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 	struct vrdma_mr *mr;
 	int err;
 
-	access = vrdma_mr_access(access);
+	access = vrdma_mr_access(to_vdev(pd->device), access);
 	if (access < 0)
 		return ERR_PTR(access);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
@@ -285,7 +289,7 @@ struct ib_mr *vrdma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 		virt_addr = ibmr->iova;
 	}
 	if (flags & IB_MR_REREG_ACCESS) {
-		access = vrdma_mr_access(access);
+		access = vrdma_mr_access(dev, access);
 		if (access < 0)
 			return ERR_PTR(access);
 	} else {

@@ -157,7 +157,8 @@ struct verbs_context_ops {
 	void *attach_counters_point_flow;
 	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
 			    uint16_t lid);
-	void *bind_mw;
+	int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw,
+		       struct ibv_mw_bind *mw_bind);
 	void *close_xrcd;
 	void (*cq_event)(struct ibv_cq *cq);
 	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
@@ -178,7 +179,7 @@ struct verbs_context_ops {
 				      struct ibv_srq_init_attr *attr);
 	void *create_srq_ex;
 	void *create_wq;
-	void *dealloc_mw;
+	int (*dealloc_mw)(struct ibv_mw *mw);
 	int (*dealloc_pd)(struct ibv_pd *pd);
 	void *dealloc_td;
 	int (*dereg_mr)(struct verbs_mr *vmr);
@@ -262,6 +263,7 @@ struct verbs_context_ops {
 VRU_CMD(get_context);
 VRU_CMD(query_port);
 VRU_CMD(alloc_pd);
+VRU_CMD(alloc_mw);
 VRU_CMD(reg_mr);
 VRU_CMD(rereg_mr);
 VRU_CMD(create_cq);
@@ -335,6 +337,11 @@ int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
 		     struct ibv_alloc_pd *cmd, size_t cmd_size,
 		     struct ib_uverbs_alloc_pd_resp *resp, size_t resp_size);
 int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
+int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
+		     size_t cmd_size, struct ib_uverbs_alloc_mw_resp *resp,
+		     size_t resp_size);
+int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
 int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   uint64_t hca_va, int access, struct verbs_mr *vmr,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
@@ -426,6 +433,7 @@ _Static_assert(sizeof(struct verbs_cq) == 288, "verbs_cq");
 _Static_assert(sizeof(struct ibv_get_context) == 16, "");
 _Static_assert(sizeof(struct ibv_query_port) == 24, "");
 _Static_assert(sizeof(struct ibv_alloc_pd) == 16, "");
+_Static_assert(sizeof(struct ibv_alloc_mw) == 24, "");
 _Static_assert(sizeof(struct ibv_reg_mr) == 48, "");
 _Static_assert(sizeof(struct ibv_rereg_mr) == 56, "");
 _Static_assert(sizeof(struct ibv_create_cq) == 40, "");
