@@ -6,7 +6,10 @@
  * checks in the order the spec gives them, I/O virtual address translation
  * through page-list MRs (pages deliberately out of order, accesses crossing
  * page boundaries), SGE lists with offsets and empty SGEs, 8-byte atomics,
- * and the fast-registration state machine (REG_MR, LOCAL_INV, stale keys).
+ * the fast-registration state machine (REG_MR, LOCAL_INV, stale keys), and
+ * memory windows (vdr_mw.c): the bind rules of both types, accesses through
+ * a window (its QP, rights and range, zero-based addressing, the MR behind
+ * it), invalidation, unbinding and rebinding under a new key.
  * The device here is a bare struct with an identity IOTLB, as when bound to
  * virtio_vdpa.  Test bodies use EXPECT only: the helpers that take an MR's
  * lock, as the data path does, must reach the unlock.
@@ -29,6 +32,8 @@ struct env {
 	struct page *pg[3];		/* data pages, page-list page */
 	u64 pages[2];
 	struct vdr_mr user, dma, fast;
+	struct vdr_mr mw1, mw2;		/* type 1 and type 2 windows */
+	struct vdr_qp *qa, *qb, *qc;	/* QPs of pd, pd, pd2 */
 };
 
 static u64 phys(struct page *p)
@@ -52,7 +57,8 @@ static int env_init(struct kunit *test)
 						    ULONG_MAX, 0,
 						    VHOST_MAP_RW), 0);
 	xa_init(&e->dev->mrs);
-	e->dev->features = BIT_ULL(VIRTIO_RDMA_F_ATOMIC);
+	e->dev->features = BIT_ULL(VIRTIO_RDMA_F_ATOMIC) |
+			   BIT_ULL(VIRTIO_RDMA_F_MW);
 
 	for (i = 0; i < 3; i++) {
 		e->pg[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
@@ -66,7 +72,8 @@ static int env_init(struct kunit *test)
 		.index = 1, .key = KEY(1, 0x11), .kind = VDR_MR_USER,
 		.valid = true, .access = VIRTIO_RDMA_ACCESS_LOCAL_WRITE |
 					  VIRTIO_RDMA_ACCESS_REMOTE_WRITE |
-					  VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC,
+					  VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC |
+					  VIRTIO_RDMA_ACCESS_MW_BIND,
 		.pd = &e->pd, .iova = IOVA, .length = MR_LEN,
 		.page_shift = PAGE_SHIFT, .pages = e->pages,
 	};
@@ -92,6 +99,29 @@ static int env_init(struct kunit *test)
 					      GFP_KERNEL)), 0);
 	KUNIT_ASSERT_EQ(test, xa_err(xa_store(&e->dev->mrs, 3, &e->fast,
 					      GFP_KERNEL)), 0);
+
+	/* Windows as ALLOC_MW leaves them: type 1 unbound, type 2 free. */
+	e->mw1 = (struct vdr_mr) {
+		.index = 4, .key = KEY(4, 0x40), .kind = VDR_MW_TYPE1,
+		.pd = &e->pd,
+	};
+	e->mw2 = (struct vdr_mr) {
+		.index = 5, .key = KEY(5, 0x50), .kind = VDR_MW_TYPE2,
+		.pd = &e->pd,
+	};
+	spin_lock_init(&e->mw1.lock);
+	spin_lock_init(&e->mw2.lock);
+	KUNIT_ASSERT_EQ(test, xa_err(xa_store(&e->dev->mrs, 4, &e->mw1,
+					      GFP_KERNEL)), 0);
+	KUNIT_ASSERT_EQ(test, xa_err(xa_store(&e->dev->mrs, 5, &e->mw2,
+					      GFP_KERNEL)), 0);
+	e->qa = kunit_kzalloc(test, sizeof(*e->qa), GFP_KERNEL);
+	e->qb = kunit_kzalloc(test, sizeof(*e->qb), GFP_KERNEL);
+	e->qc = kunit_kzalloc(test, sizeof(*e->qc), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, e->qa && e->qb && e->qc);
+	*e->qa = (struct vdr_qp) { .pd = &e->pd, .serial = 1 };
+	*e->qb = (struct vdr_qp) { .pd = &e->pd, .serial = 2 };
+	*e->qc = (struct vdr_qp) { .pd = &e->pd2, .serial = 3 };
 	return 0;
 }
 
@@ -365,6 +395,232 @@ static void dead_mr(struct kunit *test)
 			-EINVAL);
 }
 
+/* A BIND_MW work request's bind part. */
+static struct virtio_rdma_wqe_bind_mw bind_wr(u32 rkey, u32 lkey, u64 addr,
+					      u64 len, u32 access)
+{
+	return (struct virtio_rdma_wqe_bind_mw) {
+		.rkey = cpu_to_le32(rkey), .mr_lkey = cpu_to_le32(lkey),
+		.addr = cpu_to_le64(addr), .length = cpu_to_le64(len),
+		.access_flags = cpu_to_le32(access),
+	};
+}
+
+static int bind(struct env *e, struct vdr_qp *qp, u32 rkey, u32 lkey,
+		u64 addr, u64 len, u32 access)
+{
+	struct virtio_rdma_wqe_bind_mw w = bind_wr(rkey, lkey, addr, len,
+						   access);
+
+	return vdr_mw_bind(e->dev, qp, &w);
+}
+
+/* A remote access through @qp, as the responder makes it. */
+static int remote(struct env *e, struct vdr_qp *qp, u32 rkey, u32 access,
+		  u64 addr, void *buf, u32 len, enum vdr_copy_dir dir)
+{
+	return vdr_mr_rw(e->dev, qp->pd, qp, rkey, access, addr, buf, len,
+			 dir);
+}
+
+#define RW	(VIRTIO_RDMA_ACCESS_REMOTE_WRITE | VIRTIO_RDMA_ACCESS_REMOTE_READ)
+#define RWR	VIRTIO_RDMA_ACCESS_REMOTE_WRITE
+#define RRD	VIRTIO_RDMA_ACCESS_REMOTE_READ
+
+/*
+ * Type 2: bound once by one QP, reached only through it, within its range
+ * and rights; bytes land in the MR behind it; invalidation frees it, from
+ * the remote side only through its QP.
+ */
+static void mw_type2(struct kunit *test)
+{
+	struct env *e = test->priv;
+	u32 k2 = KEY(5, 0x51);
+	u8 in[64], out[64];
+	int i;
+
+	for (i = 0; i < sizeof(in); i++)
+		in[i] = i + 1;
+	/* A free window reaches nothing. */
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, KEY(5, 0x50), RWR, IOVA, in, 1,
+				     VDR_TO_MEM), VDR_MEM_EINVALID);
+	KUNIT_EXPECT_EQ(test, bind(e, e->qa, k2, KEY(1, 0x11), IOVA + 16, 64,
+				   RW), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&e->user.nr_mw), 1);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, k2, RWR, IOVA + 16, in, 64,
+				     VDR_TO_MEM), 0);
+	KUNIT_EXPECT_EQ(test, vdr_mr_rw(e->dev, &e->pd, NULL, KEY(1, 0x11), 0,
+					IOVA + 16, out, 64, VDR_FROM_MEM), 0);
+	KUNIT_EXPECT_MEMEQ(test, in, out, 64);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, k2, RRD, IOVA + 16, out, 64,
+				     VDR_FROM_MEM), 0);
+	/* The range's edges, rights, key byte, QP, PD, and no lkey use. */
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, k2, RWR, IOVA + 15, in, 1,
+				     VDR_TO_MEM), VDR_MEM_ERANGE);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, k2, RWR, IOVA + 17, in, 64,
+				     VDR_TO_MEM), VDR_MEM_ERANGE);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, k2,
+				     VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC,
+				     IOVA + 16, in, 8, VDR_TO_MEM),
+			VDR_MEM_EACCESS);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, KEY(5, 0x50), RWR, IOVA + 16,
+				     in, 1, VDR_TO_MEM), VDR_MEM_ENOKEY);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qb, k2, RWR, IOVA + 16, in, 1,
+				     VDR_TO_MEM), VDR_MEM_EPD);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qc, k2, RWR, IOVA + 16, in, 1,
+				     VDR_TO_MEM), VDR_MEM_EPD);
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd, k2, 0, IOVA + 16, 1),
+			VDR_MEM_ENOKEY);
+	/* Bound: no second bind until it is free again. */
+	KUNIT_EXPECT_EQ(test, bind(e, e->qa, KEY(5, 0x52), KEY(1, 0x11), IOVA,
+				   8, RW), -EINVAL);
+	/* Invalidation: key, PD, and remotely only through its QP. */
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, NULL,
+						KEY(5, 0x50)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd2, NULL, k2),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, e->qb, k2),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, e->qa, k2), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&e->user.nr_mw), 0);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, k2, RWR, IOVA + 16, in, 1,
+				     VDR_TO_MEM), VDR_MEM_EINVALID);
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, NULL, k2),
+			-EINVAL);
+	/* Free again: another QP may bind it, zero-based this time. */
+	KUNIT_EXPECT_EQ(test, bind(e, e->qb, KEY(5, 0x53), KEY(1, 0x11),
+				   IOVA + 100, 10,
+				   RW | VIRTIO_RDMA_ACCESS_ZERO_BASED), 0);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qb, KEY(5, 0x53), RWR, 0, in, 10,
+				     VDR_TO_MEM), 0);
+	KUNIT_EXPECT_EQ(test, vdr_mr_rw(e->dev, &e->pd, NULL, KEY(1, 0x11), 0,
+					IOVA + 100, out, 10, VDR_FROM_MEM), 0);
+	KUNIT_EXPECT_MEMEQ(test, in, out, 10);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qb, KEY(5, 0x53), RWR, 1, in, 10,
+				     VDR_TO_MEM), VDR_MEM_ERANGE);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, KEY(5, 0x53), RWR, 0, in, 1,
+				     VDR_TO_MEM), VDR_MEM_EPD);
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, NULL,
+						KEY(5, 0x53)), 0);
+}
+
+/*
+ * Type 1: never zero-based, rebound in place under a new key, unbound by
+ * a bind of length 0, untouched by invalidation; any QP of its PD reaches
+ * it.
+ */
+static void mw_type1(struct kunit *test)
+{
+	struct env *e = test->priv;
+	u8 buf[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+
+	KUNIT_EXPECT_EQ(test, bind(e, e->qa, KEY(4, 0x41), KEY(1, 0x11), IOVA,
+				   8, RWR | VIRTIO_RDMA_ACCESS_ZERO_BASED),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, bind(e, e->qa, KEY(4, 0x41), KEY(1, 0x11), IOVA,
+				   8, RWR), 0);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qb, KEY(4, 0x41), RWR, IOVA, buf, 8,
+				     VDR_TO_MEM), 0);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qb, KEY(4, 0x41), RRD, IOVA, buf, 8,
+				     VDR_FROM_MEM), VDR_MEM_EACCESS);
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, NULL,
+						KEY(4, 0x41)), -EINVAL);
+	/* Rebinding moves it and retires the old key. */
+	KUNIT_EXPECT_EQ(test, bind(e, e->qb, KEY(4, 0x42), KEY(1, 0x11),
+				   IOVA + 8, 8, RRD), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&e->user.nr_mw), 1);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, KEY(4, 0x41), RWR, IOVA, buf, 8,
+				     VDR_TO_MEM), VDR_MEM_ENOKEY);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, KEY(4, 0x42), RRD, IOVA + 8,
+				     buf, 8, VDR_FROM_MEM), 0);
+	/* Length 0 unbinds: no MR needed, nothing reachable. */
+	KUNIT_EXPECT_EQ(test, bind(e, e->qa, KEY(4, 0x43), 0, 0, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&e->user.nr_mw), 0);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, KEY(4, 0x43), RRD, IOVA + 8,
+				     buf, 1, VDR_FROM_MEM), VDR_MEM_EINVALID);
+}
+
+/* Every bind rule that concerns the MR, the QP or the arguments. */
+static void mw_bind_rules(struct kunit *test)
+{
+	struct env *e = test->priv;
+	u32 lkey = KEY(1, 0x11), k = KEY(5, 0x51);
+
+	/* The QP's PD must be the window's and the MR's. */
+	KUNIT_EXPECT_EQ(test, bind(e, e->qc, k, lkey, IOVA, 8, RW), -EINVAL);
+	/* The MR: its key byte, MW_BIND, a window inside it. */
+	KUNIT_EXPECT_EQ(test, bind(e, e->qa, k, KEY(1, 0x12), IOVA, 8, RW),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, bind(e, e->qa, k, KEY(2, 0x22), 0, 8, RRD),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, bind(e, e->qa, k, lkey, IOVA - 1, 8, RW),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, bind(e, e->qa, k, lkey, IOVA + 1, MR_LEN, RW),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, bind(e, e->qa, k, lkey, U64_MAX - 3, 8, RW),
+			-EINVAL);
+	/* No window behind a window, none on a free fast-registration MR. */
+	KUNIT_EXPECT_EQ(test, bind(e, e->qa, k, KEY(4, 0x40), 0, 8, RW),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, bind(e, e->qa, k, KEY(3, 0), 0, 8, RW), -EINVAL);
+	/* Only window rights; a key that names no window. */
+	KUNIT_EXPECT_EQ(test, bind(e, e->qa, k, lkey, IOVA, 8,
+				   VIRTIO_RDMA_ACCESS_MW_BIND), -EINVAL);
+	KUNIT_EXPECT_EQ(test, bind(e, e->qa, KEY(1, 0x13), lkey, IOVA, 8, RW),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, bind(e, e->qa, KEY(9, 0), lkey, IOVA, 8, RW),
+			-EINVAL);
+	/* Type 2 windows are never bound with length 0. */
+	KUNIT_EXPECT_EQ(test, bind(e, e->qa, k, lkey, IOVA, 0, RW), -EINVAL);
+	/* Remote writes need an MR that allows local writes. */
+	e->user.access &= ~VIRTIO_RDMA_ACCESS_LOCAL_WRITE;
+	KUNIT_EXPECT_EQ(test, bind(e, e->qa, k, lkey, IOVA, 8, RWR), -EINVAL);
+	KUNIT_EXPECT_EQ(test, bind(e, e->qa, k, lkey, IOVA, 8, RRD), 0);
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, NULL, k), 0);
+	e->user.access |= VIRTIO_RDMA_ACCESS_LOCAL_WRITE;
+	/* None of the failures left a count behind. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&e->user.nr_mw), 0);
+}
+
+/*
+ * The MR behind a window is checked at every access: an invalidated fast
+ * registration MR, or one registered again under another key, is out of
+ * reach through the window too.
+ */
+static void mw_over_fast_mr(struct kunit *test)
+{
+	struct env *e = test->priv;
+	struct virtio_rdma_wqe_reg_mr w = {
+		.key = cpu_to_le32(KEY(3, 0x31)),
+		.access_flags = cpu_to_le32(VIRTIO_RDMA_ACCESS_LOCAL_WRITE |
+					    VIRTIO_RDMA_ACCESS_MW_BIND),
+		.iova = cpu_to_le64(0x5000), .length = cpu_to_le64(4096),
+		.page_shift = cpu_to_le32(PAGE_SHIFT),
+		.npages = cpu_to_le32(1),
+	};
+	__le64 *pl = page_address(e->pg[2]);
+	u8 buf[4] = { 9, 9, 9, 9 };
+
+	pl[0] = cpu_to_le64(phys(e->pg[0]));
+	KUNIT_ASSERT_EQ(test, vdr_mr_fast_reg(e->dev, &e->pd, &w), 0);
+	KUNIT_EXPECT_EQ(test, bind(e, e->qa, KEY(5, 0x51), KEY(3, 0x31),
+				   0x5000, 4096, RW), 0);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, KEY(5, 0x51), RWR, 0x5000, buf,
+				     4, VDR_TO_MEM), 0);
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, NULL,
+						KEY(3, 0x31)), 0);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, KEY(5, 0x51), RWR, 0x5000, buf,
+				     4, VDR_TO_MEM), VDR_MEM_EINVALID);
+	w.key = cpu_to_le32(KEY(3, 0x32));
+	KUNIT_ASSERT_EQ(test, vdr_mr_fast_reg(e->dev, &e->pd, &w), 0);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, KEY(5, 0x51), RWR, 0x5000, buf,
+				     4, VDR_TO_MEM), VDR_MEM_ENOKEY);
+	/* Freeing the window drops the MR's count whatever the MR's key. */
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, e->qa,
+						KEY(5, 0x51)), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&e->fast.nr_mw), 0);
+}
+
 static struct kunit_case vdpa_rdma_mem_cases[] = {
 	KUNIT_CASE(dead_mr),
 	KUNIT_CASE(key_checks),
@@ -372,6 +628,10 @@ static struct kunit_case vdpa_rdma_mem_cases[] = {
 	KUNIT_CASE(sge_lists),
 	KUNIT_CASE(atomics),
 	KUNIT_CASE(fast_registration),
+	KUNIT_CASE(mw_type2),
+	KUNIT_CASE(mw_type1),
+	KUNIT_CASE(mw_bind_rules),
+	KUNIT_CASE(mw_over_fast_mr),
 	{}
 };
 
@@ -385,5 +645,5 @@ static struct kunit_suite vdpa_rdma_mem_suite = {
 kunit_test_suite(vdpa_rdma_mem_suite);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit: vdpa_rdma data memory access (keys, MRs, atomics)");
+MODULE_DESCRIPTION("KUnit: vdpa_rdma data memory access (keys, MRs, windows, atomics)");
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

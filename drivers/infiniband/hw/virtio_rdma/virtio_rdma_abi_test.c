@@ -115,8 +115,10 @@ static void vr_layout_query(struct kunit *test)
 	VR_FSZ(test, virtio_rdma_query_device_resp, max_srq_wr, 4);
 	VR_OFF(test, virtio_rdma_query_device_resp, max_srq_sge, 136);
 	VR_FSZ(test, virtio_rdma_query_device_resp, max_srq_sge, 4);
-	VR_OFF(test, virtio_rdma_query_device_resp, reserved, 140);
-	VR_FSZ(test, virtio_rdma_query_device_resp, reserved, 116);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_mw, 140);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_mw, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, reserved, 144);
+	VR_FSZ(test, virtio_rdma_query_device_resp, reserved, 112);
 
 	VR_SIZE(test, virtio_rdma_query_port_req, 8);
 	VR_OFF(test, virtio_rdma_query_port_req, port, 0);
@@ -255,6 +257,24 @@ static void vr_layout_cq(struct kunit *test)
 	VR_FSZ(test, virtio_rdma_resize_cq_req, ring_size, 8);
 	VR_OFF(test, virtio_rdma_resize_cq_req, reserved, 24);
 	VR_FSZ(test, virtio_rdma_resize_cq_req, reserved, 8);
+
+	VR_SIZE(test, virtio_rdma_alloc_mw_req, 8);
+	VR_OFF(test, virtio_rdma_alloc_mw_req, pd_handle, 0);
+	VR_FSZ(test, virtio_rdma_alloc_mw_req, pd_handle, 4);
+	VR_OFF(test, virtio_rdma_alloc_mw_req, type, 4);
+	VR_FSZ(test, virtio_rdma_alloc_mw_req, type, 1);
+	VR_OFF(test, virtio_rdma_alloc_mw_req, reserved, 5);
+	VR_FSZ(test, virtio_rdma_alloc_mw_req, reserved, 3);
+	VR_SIZE(test, virtio_rdma_alloc_mw_resp, 8);
+	VR_OFF(test, virtio_rdma_alloc_mw_resp, mw_handle, 0);
+	VR_FSZ(test, virtio_rdma_alloc_mw_resp, mw_handle, 4);
+	VR_OFF(test, virtio_rdma_alloc_mw_resp, rkey, 4);
+	VR_FSZ(test, virtio_rdma_alloc_mw_resp, rkey, 4);
+	VR_SIZE(test, virtio_rdma_dealloc_mw_req, 8);
+	VR_OFF(test, virtio_rdma_dealloc_mw_req, mw_handle, 0);
+	VR_FSZ(test, virtio_rdma_dealloc_mw_req, mw_handle, 4);
+	VR_OFF(test, virtio_rdma_dealloc_mw_req, reserved, 4);
+	VR_FSZ(test, virtio_rdma_dealloc_mw_req, reserved, 4);
 }
 
 static void vr_layout_qp(struct kunit *test)
@@ -540,6 +560,20 @@ static void vr_layout_sq_wqe(struct kunit *test)
 	VR_OFF(test, virtio_rdma_wqe_reg_mr, reserved, 32);
 	VR_FSZ(test, virtio_rdma_wqe_reg_mr, reserved, 8);
 
+	VR_SIZE(test, virtio_rdma_wqe_bind_mw, 40);
+	VR_OFF(test, virtio_rdma_wqe_bind_mw, rkey, 0);
+	VR_FSZ(test, virtio_rdma_wqe_bind_mw, rkey, 4);
+	VR_OFF(test, virtio_rdma_wqe_bind_mw, mr_lkey, 4);
+	VR_FSZ(test, virtio_rdma_wqe_bind_mw, mr_lkey, 4);
+	VR_OFF(test, virtio_rdma_wqe_bind_mw, addr, 8);
+	VR_FSZ(test, virtio_rdma_wqe_bind_mw, addr, 8);
+	VR_OFF(test, virtio_rdma_wqe_bind_mw, length, 16);
+	VR_FSZ(test, virtio_rdma_wqe_bind_mw, length, 8);
+	VR_OFF(test, virtio_rdma_wqe_bind_mw, access_flags, 24);
+	VR_FSZ(test, virtio_rdma_wqe_bind_mw, access_flags, 4);
+	VR_OFF(test, virtio_rdma_wqe_bind_mw, reserved, 28);
+	VR_FSZ(test, virtio_rdma_wqe_bind_mw, reserved, 12);
+
 	VR_SIZE(test, virtio_rdma_sq_wqe, 64);
 	VR_OFF(test, virtio_rdma_sq_wqe, wr_id, 0);
 	VR_FSZ(test, virtio_rdma_sq_wqe, wr_id, 8);
@@ -571,6 +605,8 @@ static void vr_layout_sq_wqe(struct kunit *test)
 	VR_FSZ(test, virtio_rdma_sq_wqe, wr.ud, 40);
 	VR_OFF(test, virtio_rdma_sq_wqe, wr.reg_mr, 24);
 	VR_FSZ(test, virtio_rdma_sq_wqe, wr.reg_mr, 40);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr.bind_mw, 24);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr.bind_mw, 40);
 	VR_OFF(test, virtio_rdma_sq_wqe, wr.rdma.remote_addr, 24);
 	VR_FSZ(test, virtio_rdma_sq_wqe, wr.rdma.remote_addr, 8);
 	VR_OFF(test, virtio_rdma_sq_wqe, wr.rdma.rkey, 32);
@@ -701,6 +737,10 @@ static void vr_const_control(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_QUERY_SRQ, 20);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_DESTROY_SRQ, 21);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_RESIZE_CQ, 22);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_ALLOC_MW, 23);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_DEALLOC_MW, 24);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_MW_TYPE_1, IB_MW_TYPE_1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_MW_TYPE_2, IB_MW_TYPE_2);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_SRQ_MAX_WR, IB_SRQ_MAX_WR);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_SRQ_LIMIT, IB_SRQ_LIMIT);
 
@@ -720,6 +760,8 @@ static void vr_const_control(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_ACCESS_REMOTE_WRITE, 0x2);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_ACCESS_REMOTE_READ, 0x4);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC, 0x8);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_ACCESS_MW_BIND, IB_ACCESS_MW_BIND);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_ACCESS_ZERO_BASED, IB_ZERO_BASED);
 
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_DEVICE_CAP_MEM_MGT_EXTENSIONS, 0x1ULL);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_DEVICE_CAP_RC_RNR_NAK_GEN, 0x2ULL);
@@ -990,6 +1032,7 @@ static void vr_ib_compat(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_LOCAL_INV, IB_WR_LOCAL_INV);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_SEND_WITH_INV, IB_WR_SEND_WITH_INV);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_REG_MR, IB_WR_REG_MR);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_BIND_MW, IB_WR_BIND_MW);
 
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WQE_F_FENCE, IB_SEND_FENCE);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WQE_F_SIGNALED, IB_SEND_SIGNALED);
@@ -1034,6 +1077,7 @@ static void vr_ib_compat(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_COMP_SWAP, IB_WC_COMP_SWAP);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_FETCH_ADD, IB_WC_FETCH_ADD);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_LOCAL_INV, IB_WC_LOCAL_INV);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_BIND_MW, IB_WC_BIND_MW);
 	/* Holds from 6.2 on; 6.1 numbers IB_WC_REG_MR 8 (see the spec). */
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_REG_MR, IB_WC_REG_MR);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_RECV, IB_WC_RECV);
@@ -1156,6 +1200,8 @@ static bool vr_spec_op_ok(u8 type, u8 op)
 		return rc;
 	case 7: case 32:		/* LOCAL_INV, REG_MR */
 		return rc || uc || ud;
+	case 8:				/* BIND_MW */
+		return rc || uc;
 	default:
 		return false;
 	}
@@ -1187,13 +1233,13 @@ static void vr_wr_rules(struct kunit *test)
 }
 
 /*
- * CQE opcodes: exactly the nine the spec lists are valid, and a successful
+ * CQE opcodes: exactly the ten the spec lists are valid, and a successful
  * CQE with any other one is an error completion, in the driver and in the
  * provider alike (they once disagreed: the provider made it a SEND).
  */
 static void vr_wc_rules(struct kunit *test)
 {
-	static const u8 known[] = { 0, 1, 2, 3, 4, 6, 10, 0x80, 0x81 };
+	static const u8 known[] = { 0, 1, 2, 3, 4, 5, 6, 10, 0x80, 0x81 };
 	unsigned int op, st;
 	bool valid;
 	int i;
