@@ -57,6 +57,8 @@ static enum ibv_wc_opcode vru_wc_opcode(uint8_t op)
 		return IBV_WC_LOCAL_INV;
 	case VIRTIO_RDMA_WC_OP_BIND_MW:
 		return IBV_WC_BIND_MW;
+	case VIRTIO_RDMA_WC_OP_MKEY_CONFIGURE:
+		return VIRTIO_RDMADV_WC_MKEY_CONFIGURE;
 	case VIRTIO_RDMA_WC_OP_RECV:
 		return IBV_WC_RECV;
 	case VIRTIO_RDMA_WC_OP_RECV_RDMA_WITH_IMM:
@@ -623,13 +625,15 @@ int vru_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 
 /* ------------------------------------------------ ibv_qp_ex (ibv_wr_*) -- */
 
-static struct virtio_rdma_sq_wqe *vru_wr_next(struct ibv_qp_ex *ibqp,
-					      uint8_t opcode)
+struct virtio_rdma_sq_wqe *vru_wr_next(struct ibv_qp_ex *ibqp, uint8_t opcode)
 {
 	struct vru_qp *qp = qpex_to_vru_qp(ibqp);
 	struct virtio_rdma_sq_wqe *wqe;
 
 	qp->wr_cur = NULL;
+	/* An mkey configuration still owed setters (mkey.c). */
+	if (qp->mkey_owed)
+		qp->wr_err = EINVAL;
 	if (qp->wr_err)
 		return NULL;
 	if (vru_ring_full(&qp->sq)) {
@@ -829,14 +833,16 @@ static void vru_wr_start(struct ibv_qp_ex *ibqp)
 	qp->wr_old = qp->sq.head;
 	qp->wr_err = vru_can_send(qp) ? 0 : EINVAL;
 	qp->wr_cur = NULL;
+	qp->mkey_owed = 0;
 }
 
 static int vru_wr_complete(struct ibv_qp_ex *ibqp)
 {
 	struct vru_qp *qp = qpex_to_vru_qp(ibqp);
 	bool doorbell = false;
-	int err = qp->wr_err;
+	int err = qp->mkey_owed ? EINVAL : qp->wr_err;
 
+	qp->mkey_owed = 0;
 	if (err)
 		qp->sq.head = qp->wr_old;
 	else if (qp->sq.head != qp->wr_old)
@@ -853,6 +859,7 @@ static void vru_wr_abort(struct ibv_qp_ex *ibqp)
 	struct vru_qp *qp = qpex_to_vru_qp(ibqp);
 
 	qp->sq.head = qp->wr_old;
+	qp->mkey_owed = 0;
 	qp->wr_cur = NULL;
 	pthread_spin_unlock(&qp->sq_lock);
 }

@@ -442,8 +442,8 @@ static int vru_destroy_cq(struct ibv_cq *ibcq)
 	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV | \
 	 IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_BIND_MW)
 
-static struct ibv_qp *vru_create_qp_ex(struct ibv_context *context,
-				       struct ibv_qp_init_attr_ex *attr)
+struct ibv_qp *vru_create_qp_ex(struct ibv_context *context,
+				struct ibv_qp_init_attr_ex *attr)
 {
 	struct vru_create_qp_ex_cmd cmd = {};
 	struct vru_create_qp_ex_resp resp = {};
@@ -792,7 +792,7 @@ static const struct verbs_device_ops vru_dev_ops = {
 	.uninit_device = vru_uninit_device,
 };
 
-static bool vru_is_ours(struct ibv_context *context)
+bool vru_is_ours(struct ibv_context *context)
 {
 	return verbs_get_device(context->device)->ops == &vru_dev_ops;
 }

@@ -18,6 +18,8 @@
 #include <linux/virtio_rdma.h>
 #include <rdma/virtio_rdma-abi.h>
 
+#include "virtio_rdmadv.h"
+
 struct vru_device {
 	struct verbs_device vdev;
 };
@@ -70,6 +72,13 @@ struct vru_qp {
 	uint32_t wr_old;
 	int wr_err;
 	struct virtio_rdma_sq_wqe *wr_cur;
+	/* virtio_rdmadv_create_qp() with MKEY_CONFIGURE (mkey.c) */
+	bool dv_mkey;
+	struct virtio_rdmadv_qp_ex dv;
+	/* The MKEY_CONFIGURE being built: setters owed, kinds given. */
+	uint8_t mkey_owed;
+	uint8_t mkey_given;
+	uint16_t mkey_max;
 };
 
 /* A shared receive queue (srq.c): the kernel maps its ring as an RQ's. */
@@ -167,6 +176,9 @@ static inline void ring_store(__le32 *p, uint32_t v)
 }
 
 /* verbs.c */
+bool vru_is_ours(struct ibv_context *context);
+struct ibv_qp *vru_create_qp_ex(struct ibv_context *context,
+				struct ibv_qp_init_attr_ex *attr);
 int vru_map_ring(struct ibv_context *context, struct vru_uring *r,
 		 uint64_t key, uint64_t size, uint32_t depth, uint32_t shift);
 void vru_unmap_ring(struct vru_uring *r);
@@ -180,6 +192,9 @@ int vru_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
 int vru_destroy_srq(struct ibv_srq *srq);
 int vru_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr);
+
+/* mkey.c */
+void vru_qp_dv_init(struct vru_qp *qp);
 
 /* mw.c */
 struct ibv_mw *vru_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
@@ -206,5 +221,7 @@ int vru_sq_doorbell(struct vru_qp *qp);
 int vru_rq_doorbell(struct vru_qp *qp);
 void vru_cq_ex_init(struct vru_cq *cq, uint64_t wc_flags);
 void vru_qp_ex_init(struct vru_qp *qp, uint64_t send_ops_flags);
+struct virtio_rdma_sq_wqe *vru_wr_next(struct ibv_qp_ex *ibqp,
+				       uint8_t opcode);
 
 #endif /* VRU_PROVIDER_H */

@@ -99,6 +99,11 @@
 #define VDR_MAX_SRQ_SGE		VDR_MAX_SGE
 /* With VIRTIO_RDMA_F_MW; windows share the MRs' key space. */
 #define VDR_MAX_MW			4096
+/*
+ * With VIRTIO_RDMA_F_INDIRECT_MKEY: a layout's entries travel in the SGE
+ * area of one SQ WQE, two SGE slots each.
+ */
+#define VDR_MAX_MKEY_ENTRIES		(VDR_MAX_SGE / 2)
 
 /*
  * Every handle fits 24 bits: QPNs by the BTH, MR indexes by the key (index
@@ -187,8 +192,9 @@ struct vdr_pd {
 };
 
 /*
- * A key names a memory region or a memory window (vdr_mw.c); both live in
- * dev->mrs, so one lookup resolves any lkey or rkey.
+ * A key names a memory region, a memory window (vdr_mw.c) or an indirect
+ * memory key (vdr_mkey.c); all live in dev->mrs, so one lookup resolves any
+ * lkey or rkey.
  */
 enum vdr_mr_kind {
 	VDR_MR_DMA,
@@ -196,6 +202,15 @@ enum vdr_mr_kind {
 	VDR_MR_FAST,
 	VDR_MW_TYPE1,
 	VDR_MW_TYPE2,
+	VDR_MKEY,
+};
+
+/* One entry of an indirect memory key's layout (device copy). */
+struct vdr_mkey_entry {
+	u64 addr;
+	u32 count;
+	u32 skip;
+	u32 lkey;
 };
 
 struct vdr_mr {
@@ -213,6 +228,15 @@ struct vdr_mr {
 	u32 mw_mr_key;
 	u64 mw_mr_addr;
 	u64 mw_qp_serial;	/* type 2: the QP that bound it */
+	/*
+	 * Indirect memory keys: zero-based (iova 0), length = repeat * unit;
+	 * valid once a layout is set.  Entries are allocated at CREATE_MKEY.
+	 */
+	struct vdr_mkey_entry *entries;
+	u32 max_entries;
+	u32 nr_entries;
+	u32 repeat;
+	u64 unit;		/* bytes of one repetition */
 	u32 page_shift;
 	u32 max_pages;		/* FAST */
 	u64 page_list_addr;	/* FAST: driver-owned page list */
@@ -411,6 +435,7 @@ struct vdr_dev {
 		struct virtio_rdma_destroy_srq_req destroy_srq;
 		struct virtio_rdma_alloc_mw_req alloc_mw;
 		struct virtio_rdma_dealloc_mw_req dealloc_mw;
+		struct virtio_rdma_create_mkey_req create_mkey;
 	} req;
 	union {
 		struct virtio_rdma_query_device_resp query_device;
@@ -583,6 +608,9 @@ struct vdr_mr *vdr_key_alloc(struct vdr_dev *dev, u32 pd_handle,
 void vdr_key_publish(struct vdr_dev *dev, struct vdr_mr *mr, u8 key_byte);
 void vdr_key_unpublish(struct vdr_dev *dev, struct vdr_mr *mr);
 void vdr_key_kill_locked(struct vdr_mr *mr) __releases(&mr->lock);
+
+/* vdr_mkey.c */
+int vdr_cmd_create_mkey(struct vdr_dev *dev);
 
 /* vdr_mw.c */
 int vdr_cmd_alloc_mw(struct vdr_dev *dev);

@@ -78,6 +78,8 @@ static int vdr_cmd_query_device(struct vdr_dev *dev)
 	}
 	if (vdr_has_feature(dev, VIRTIO_RDMA_F_MW))
 		r->max_mw = cpu_to_le32(VDR_MAX_MW);
+	if (vdr_has_feature(dev, VIRTIO_RDMA_F_INDIRECT_MKEY))
+		r->max_mkey_entries = cpu_to_le32(VDR_MAX_MKEY_ENTRIES);
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
@@ -155,6 +157,8 @@ static const struct vdr_cmd_desc vdr_cmds[] = {
 		sizeof(struct virtio_rdma_alloc_mw_resp), vdr_cmd_alloc_mw),
 	VDR_CMD(DEALLOC_MW, sizeof(struct virtio_rdma_dealloc_mw_req), 0,
 		vdr_cmd_dealloc_mw),
+	VDR_CMD(CREATE_MKEY, sizeof(struct virtio_rdma_create_mkey_req),
+		sizeof(struct virtio_rdma_mr_resp), vdr_cmd_create_mkey),
 };
 
 static void vdr_ctrl_one(struct vdr_dev *dev, struct vdr_vq *vq)

@@ -296,6 +296,107 @@ out:
 	return err;
 }
 
+/*
+ * Where offset @off of an indirect memory key lies: the entry, the MR
+ * address there and the bytes of the chunk from there (at most @left).
+ * @off is below mk->repeat * mk->unit.
+ */
+static const struct vdr_mkey_entry *
+vdr_mkey_locate(const struct vdr_mr *mk, u64 off, u64 left, u64 *mr_addr,
+		u32 *chunk)
+{
+	const struct vdr_mkey_entry *e;
+	u64 r, w;
+	u32 i;
+
+	r = div64_u64_rem(off, mk->unit, &w);
+	for (i = 0; i < mk->nr_entries; i++) {
+		e = &mk->entries[i];
+		if (w < e->count) {
+			/* CONFIGURE checked that this lies in the MR. */
+			*mr_addr = e->addr + r * ((u64)e->count + e->skip) + w;
+			*chunk = min_t(u64, left, e->count - w);
+			return e;
+		}
+		w -= e->count;
+	}
+	return NULL;
+}
+
+/*
+ * The checks on an MR behind an indirect memory key, at the MR address
+ * @addr: still an MR of the key's PD under the entry's key, valid, holding
+ * the chunk, and writable when the access writes.  Its own remote rights do
+ * not matter; the key's do.
+ */
+static int vdr_mkey_mr_check_locked(const struct vdr_mr *mr,
+				    const struct vdr_mr *mk, u32 lkey,
+				    u32 access, u64 addr, u64 len)
+{
+	if (mr->dead || mr->key != lkey)
+		return VDR_MEM_ENOKEY;
+	if (mr->pd != mk->pd)
+		return VDR_MEM_EPD;
+	if (!mr->valid)
+		return VDR_MEM_EINVALID;
+	if ((access & ~VIRTIO_RDMA_ACCESS_REMOTE_READ) &&
+	    !(mr->access & VIRTIO_RDMA_ACCESS_LOCAL_WRITE))
+		return VDR_MEM_EACCESS;
+	if (!vdr_mr_in_bounds(mr, addr, len))
+		return VDR_MEM_ERANGE;
+	return 0;
+}
+
+/*
+ * An access through an indirect memory key: the key's checks (as an MR's:
+ * its rights and its zero-based range), then chunk by chunk the MR behind
+ * each piece under its lock, nested in the key's.  A check alone stops at
+ * the key: the chunks' MRs are checked when they are accessed, so that a
+ * check of a long range costs nothing per chunk.  An atomic needs its 8
+ * bytes in one chunk.
+ */
+static int vdr_mkey_access(struct vdr_dev *dev, struct vdr_mr *mk,
+			   struct vdr_pd *pd, u32 key, u32 access, u64 addr,
+			   u64 len, const struct vdr_key_op *op)
+{
+	const struct vdr_mkey_entry *e;
+	struct vdr_key_op piece = *op;
+	struct vdr_mr *mr;
+	u64 mr_addr;
+	u32 chunk;
+	int err;
+
+	spin_lock(&mk->lock);
+	err = vdr_mr_check_locked(mk, pd, key, access, addr, len);
+	if (err || op->what == VDR_KEY_CHECK)
+		goto out;
+	while (len) {
+		e = vdr_mkey_locate(mk, addr, len, &mr_addr, &chunk);
+		err = VDR_MEM_ERANGE;
+		if (!e || (op->what == VDR_KEY_ATOMIC && chunk != len))
+			break;
+		mr = vdr_key_lookup(dev, e->lkey);
+		err = VDR_MEM_ENOKEY;
+		if (!mr || mr->kind == VDR_MKEY || vdr_key_is_mw(mr->kind))
+			break;
+		spin_lock_nested(&mr->lock, SINGLE_DEPTH_NESTING);
+		err = vdr_mkey_mr_check_locked(mr, mk, e->lkey, access,
+					       mr_addr, chunk);
+		if (!err)
+			err = vdr_key_op_run(dev, mr, mr_addr, chunk, &piece);
+		spin_unlock(&mr->lock);
+		if (err)
+			break;
+		if (op->what == VDR_KEY_COPY)
+			piece.buf += chunk;
+		addr += chunk;
+		len -= chunk;
+	}
+out:
+	spin_unlock(&mk->lock);
+	return err;
+}
+
 /* The key checks for an access, then @op on the memory, under RCU. */
 static int vdr_key_access(struct vdr_dev *dev, struct vdr_pd *pd,
 			  const struct vdr_qp *rqp, u32 key, u32 access,
@@ -309,6 +410,8 @@ static int vdr_key_access(struct vdr_dev *dev, struct vdr_pd *pd,
 	if (mr && vdr_key_is_mw(mr->kind)) {
 		err = vdr_mw_access(dev, mr, pd, rqp, key, access, addr, len,
 				    op);
+	} else if (mr && mr->kind == VDR_MKEY) {
+		err = vdr_mkey_access(dev, mr, pd, key, access, addr, len, op);
 	} else if (mr) {
 		spin_lock(&mr->lock);
 		err = vdr_mr_check_locked(mr, pd, key, access, addr, len);
@@ -572,7 +675,8 @@ EXPORT_SYMBOL_IF_KUNIT(vdr_mr_fast_reg);
  * @key: the full current key of an MR or a window
  *
  * Return: 0, or -EINVAL when @key names no valid fast-registration MR of
- * @pd, nor a type 2 window of @pd bound (for @rqp).
+ * @pd, nor a type 2 window of @pd bound (for @rqp), nor (for LOCAL_INV) a
+ * configured indirect memory key of @pd.
  */
 int vdr_mr_invalidate(struct vdr_dev *dev, struct vdr_pd *pd,
 		      const struct vdr_qp *rqp, u32 key)
@@ -586,6 +690,13 @@ int vdr_mr_invalidate(struct vdr_dev *dev, struct vdr_pd *pd,
 		spin_lock(&mr->lock);
 		if (vdr_key_is_mw(mr->kind)) {
 			ret = vdr_mw_invalidate_locked(dev, mr, pd, rqp, key);
+		} else if (mr->kind == VDR_MKEY) {
+			/* No remote invalidation of an indirect key (spec). */
+			if (!rqp && !mr->dead && mr->key == key &&
+			    mr->pd == pd && mr->valid) {
+				vdr_mkey_clear_locked(mr);
+				ret = 0;
+			}
 		} else if (!mr->dead && mr->kind == VDR_MR_FAST &&
 			   mr->key == key && mr->pd == pd && mr->valid) {
 			mr->valid = false;

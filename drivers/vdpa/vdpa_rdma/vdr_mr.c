@@ -95,14 +95,18 @@ struct vdr_mr *vdr_key_alloc(struct vdr_dev *dev, u32 pd_handle,
 void vdr_key_kill_locked(struct vdr_mr *mr)
 	__releases(&mr->lock)
 {
+	struct vdr_mkey_entry *entries;
 	u64 *pages;
 
 	mr->dead = true;
 	mr->valid = false;
 	pages = mr->pages;
 	mr->pages = NULL;
+	entries = mr->entries;
+	mr->entries = NULL;
 	spin_unlock(&mr->lock);
 	kvfree(pages);
+	kfree(entries);
 	vdr_pd_put(mr->pd);
 	kfree_rcu(mr, rcu);
 }

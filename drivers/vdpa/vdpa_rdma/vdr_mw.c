@@ -117,7 +117,7 @@ int vdr_mw_bind(struct vdr_dev *dev, const struct vdr_qp *qp,
 	if (length) {
 		mr = xa_load(&dev->mrs, lkey >> VIRTIO_RDMA_KEY_INDEX_SHIFT);
 		/* The kind never changes: checked before taking a second lock. */
-		if (!mr || vdr_key_is_mw(mr->kind))
+		if (!mr || vdr_key_is_mw(mr->kind) || mr->kind == VDR_MKEY)
 			goto unlock_w;
 		/* Windows before MRs, as for accesses (vdr_mem.c). */
 		spin_lock_nested(&mr->lock, SINGLE_DEPTH_NESTING);

@@ -60,6 +60,8 @@ u8 vdr_wc_opcode(u8 wr_opcode)
 		return VIRTIO_RDMA_WC_OP_REG_MR;
 	case VIRTIO_RDMA_WR_BIND_MW:
 		return VIRTIO_RDMA_WC_OP_BIND_MW;
+	case VIRTIO_RDMA_WR_MKEY_CONFIGURE:
+		return VIRTIO_RDMA_WC_OP_MKEY_CONFIGURE;
 	default:
 		return VIRTIO_RDMA_WC_OP_SEND;
 	}

@@ -120,6 +120,14 @@ static void vdr_req_check(struct vdr_dev *dev, struct vdr_qp *qp,
 					     VIRTIO_RDMA_WC_MW_BIND_ERR);
 		w->state = VDR_SWQE_DONE;
 		return;
+	case VIRTIO_RDMA_WR_MKEY_CONFIGURE:
+		if (!vdr_has_feature(dev, VIRTIO_RDMA_F_INDIRECT_MKEY) ||
+		    vdr_mkey_configure(dev, qp, &w->wqe.wr.mkey, w->sge,
+				       w->wqe.num_sge))
+			return vdr_swqe_fail(dev, w,
+					     VIRTIO_RDMA_WC_LOC_QP_OP_ERR);
+		w->state = VDR_SWQE_DONE;
+		return;
 	case VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP:
 	case VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD:
 		if (!vdr_has_feature(dev, VIRTIO_RDMA_F_ATOMIC))

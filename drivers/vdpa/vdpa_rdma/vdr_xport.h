@@ -268,6 +268,13 @@ int vdr_mr_fast_reg(struct vdr_dev *dev, struct vdr_pd *pd,
 int vdr_mr_invalidate(struct vdr_dev *dev, struct vdr_pd *pd,
 		      const struct vdr_qp *rqp, u32 key);
 
+/* ---- vdr_mkey.c ---- */
+
+int vdr_mkey_configure(struct vdr_dev *dev, const struct vdr_qp *qp,
+		       const struct virtio_rdma_wqe_mkey *wr,
+		       const struct virtio_rdma_sge *sge, u32 num_sge);
+void vdr_mkey_clear_locked(struct vdr_mr *mk);
+
 /* ---- vdr_mw.c ---- */
 
 int vdr_mw_bind(struct vdr_dev *dev, const struct vdr_qp *qp,

@@ -28,7 +28,7 @@
 #define VIRTIO_RDMA_F_MW			2
 #define VIRTIO_RDMA_F_ATOMIC			3
 #define VIRTIO_RDMA_F_RESIZE			4	/* CQ resize only */
-#define VIRTIO_RDMA_F_INDIRECT_MKEY		5	/* reserved */
+#define VIRTIO_RDMA_F_INDIRECT_MKEY		5
 #define VIRTIO_RDMA_F_MR_REPLACE		6
 #define VIRTIO_RDMA_F_RING_PAGES		7	/* rings as page lists */
 
@@ -73,6 +73,8 @@ struct virtio_rdma_config {
 /* With VIRTIO_RDMA_F_MW */
 #define VIRTIO_RDMA_CMD_ALLOC_MW		23
 #define VIRTIO_RDMA_CMD_DEALLOC_MW		24
+/* With VIRTIO_RDMA_F_INDIRECT_MKEY; DEREG_MR destroys them */
+#define VIRTIO_RDMA_CMD_CREATE_MKEY		25
 
 /* Command status; the errno each maps to is fixed by the spec. */
 #define VIRTIO_RDMA_STATUS_OK			0
@@ -156,7 +158,9 @@ struct virtio_rdma_query_device_resp {
 	__le32 max_srq_sge;
 	/* Zero unless VIRTIO_RDMA_F_MW was negotiated. */
 	__le32 max_mw;
-	__le32 reserved[28];
+	/* Zero unless VIRTIO_RDMA_F_INDIRECT_MKEY was negotiated. */
+	__le32 max_mkey_entries;
+	__le32 reserved[27];
 };
 
 /* Same values as enum ib_port_state / ib_port_phys_state / ib_mtu */
@@ -254,6 +258,15 @@ struct virtio_rdma_alloc_mr_req {
 struct virtio_rdma_dereg_mr_req {
 	__le32 mr_handle;
 	__le32 reserved;
+};
+
+/*
+ * CREATE_MKEY: an indirect memory key of @pd_handle whose layouts may have
+ * up to @max_entries entries; answered with virtio_rdma_mr_resp, unconfigured.
+ */
+struct virtio_rdma_create_mkey_req {
+	__le32 pd_handle;
+	__le32 max_entries;
 };
 
 /* Same values as enum ib_mw_type */
@@ -600,6 +613,8 @@ struct virtio_rdma_ring_ctl {
 #define VIRTIO_RDMA_WR_BIND_MW			8	/* VIRTIO_RDMA_F_MW */
 #define VIRTIO_RDMA_WR_SEND_WITH_INV		9
 #define VIRTIO_RDMA_WR_REG_MR			0x20
+/* Device-specific, with VIRTIO_RDMA_F_INDIRECT_MKEY */
+#define VIRTIO_RDMA_WR_MKEY_CONFIGURE		0x30
 
 /* Same values as enum ib_send_flags */
 #define VIRTIO_RDMA_WQE_F_FENCE			0x1
@@ -660,6 +675,34 @@ struct virtio_rdma_wqe_bind_mw {
 	__le32 reserved[3];
 };
 
+/*
+ * MKEY_CONFIGURE: sets the access rights (with MKEY_F_ACCESS) and the layout
+ * (with MKEY_F_LAYOUT: @num_entries entries, repeated @repeat_count times)
+ * of the indirect memory key @key.  The entries follow the header in the SGE
+ * area, two SGE slots each (num_sge = 2 * num_entries).
+ */
+#define VIRTIO_RDMA_MKEY_F_ACCESS		0x1
+#define VIRTIO_RDMA_MKEY_F_LAYOUT		0x2
+
+struct virtio_rdma_wqe_mkey {
+	__le32 key;
+	__le32 access_flags;
+	__le32 repeat_count;
+	__le16 num_entries;
+	__u8 flags;
+	__u8 reserved1;
+	__le32 reserved[6];
+};
+
+/* bytes_count bytes at addr of MR lkey, then bytes_skip bytes skipped */
+struct virtio_rdma_mkey_entry {
+	__le64 addr;
+	__le32 bytes_count;
+	__le32 bytes_skip;
+	__le32 lkey;
+	__le32 reserved[3];
+};
+
 /* Followed by num_sge SGEs, or by length bytes of inline data. */
 struct virtio_rdma_sq_wqe {
 	__le64 wr_id;
@@ -679,6 +722,7 @@ struct virtio_rdma_sq_wqe {
 		struct virtio_rdma_wqe_ud ud;
 		struct virtio_rdma_wqe_reg_mr reg_mr;
 		struct virtio_rdma_wqe_bind_mw bind_mw;
+		struct virtio_rdma_wqe_mkey mkey;
 	} wr;
 };
 
@@ -725,6 +769,7 @@ struct virtio_rdma_rq_wqe {
 #define VIRTIO_RDMA_WC_OP_BIND_MW		5
 #define VIRTIO_RDMA_WC_OP_LOCAL_INV		6
 #define VIRTIO_RDMA_WC_OP_REG_MR		10
+#define VIRTIO_RDMA_WC_OP_MKEY_CONFIGURE	0x30	/* device-specific */
 #define VIRTIO_RDMA_WC_OP_RECV			0x80
 #define VIRTIO_RDMA_WC_OP_RECV_RDMA_WITH_IMM	0x81
 
@@ -878,6 +923,8 @@ static inline int virtio_rdma_wr_op_ok(__u8 qp_type, __u8 op)
 	case VIRTIO_RDMA_WR_BIND_MW:
 		return qp_type == VIRTIO_RDMA_QPT_RC ||
 		       qp_type == VIRTIO_RDMA_QPT_UC;
+	case VIRTIO_RDMA_WR_MKEY_CONFIGURE:
+		return qp_type != VIRTIO_RDMA_QPT_GSI;
 	default:
 		return 0;
 	}
@@ -917,6 +964,7 @@ static inline int virtio_rdma_wc_op_valid(__u8 op)
 	case VIRTIO_RDMA_WC_OP_BIND_MW:
 	case VIRTIO_RDMA_WC_OP_LOCAL_INV:
 	case VIRTIO_RDMA_WC_OP_REG_MR:
+	case VIRTIO_RDMA_WC_OP_MKEY_CONFIGURE:
 	case VIRTIO_RDMA_WC_OP_RECV:
 	case VIRTIO_RDMA_WC_OP_RECV_RDMA_WITH_IMM:
 		return 1;

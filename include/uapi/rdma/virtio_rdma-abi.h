@@ -19,6 +19,7 @@
 #define VIRTIO_RDMA_ABI_USER_H
 
 #include <linux/types.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 
 /*
  * The driver id of virtio_rdma (ib_device_ops.driver_id): libibverbs matches
@@ -134,6 +135,32 @@ struct virtio_rdma_uverbs_create_srq_resp {
 	__u32 reserved;
 	__aligned_u64 ring_mmap_key;	/* mmap() offset of the ring */
 	__aligned_u64 ring_size;	/* bytes to map, page multiple */
+};
+
+/*
+ * Indirect memory keys (VIRTIO_RDMA_F_INDIRECT_MKEY): a driver-specific
+ * uverbs object, created and destroyed through the ioctl interface
+ * (RDMA_VERBS_IOCTL, object and method ids in the driver name space).
+ */
+enum virtio_rdma_uverbs_objects {
+	VIRTIO_RDMA_OBJECT_MKEY = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum virtio_rdma_mkey_methods {
+	VIRTIO_RDMA_METHOD_MKEY_CREATE = (1U << UVERBS_ID_NS_SHIFT),
+	VIRTIO_RDMA_METHOD_MKEY_DESTROY,
+};
+
+enum virtio_rdma_mkey_create_attrs {
+	VIRTIO_RDMA_ATTR_MKEY_CREATE_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
+	VIRTIO_RDMA_ATTR_MKEY_CREATE_PD_HANDLE,		/* a PD (read) */
+	VIRTIO_RDMA_ATTR_MKEY_CREATE_MAX_ENTRIES,	/* in: __u32 */
+	VIRTIO_RDMA_ATTR_MKEY_CREATE_LKEY,		/* out: __u32 */
+	VIRTIO_RDMA_ATTR_MKEY_CREATE_RKEY,		/* out: __u32 */
+};
+
+enum virtio_rdma_mkey_destroy_attrs {
+	VIRTIO_RDMA_ATTR_MKEY_DESTROY_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
 };
 
 #endif /* VIRTIO_RDMA_ABI_USER_H */

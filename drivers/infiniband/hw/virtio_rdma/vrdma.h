@@ -96,6 +96,7 @@ struct vrdma_caps {
 	u32 max_srq_wr;
 	u32 max_srq_sge;
 	u32 max_mw;		/* 0 without VIRTIO_RDMA_F_MW */
+	u32 max_mkey_entries;	/* 0 without VIRTIO_RDMA_F_INDIRECT_MKEY */
 };
 
 /* What a kernel consumer posted in a ring slot (vrdma_wrid.c). */
@@ -196,6 +197,7 @@ struct vrdma_dev {
 	bool srq;		/* VIRTIO_RDMA_F_SRQ */
 	bool resize;		/* VIRTIO_RDMA_F_RESIZE: CQ resize */
 	bool mw;		/* VIRTIO_RDMA_F_MW: memory windows */
+	bool mkey;		/* VIRTIO_RDMA_F_INDIRECT_MKEY */
 	bool ring_pages;	/* VIRTIO_RDMA_F_RING_PAGES: rings of single pages */
 	struct virtio_rdma_query_port_resp port;	/* at probe */
 	u32 gid_tbl_len;
@@ -445,6 +447,9 @@ int vrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 extern const struct ib_device_ops vrdma_mw_ops;
 int vrdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int vrdma_dealloc_mw(struct ib_mw *ibmw);
+
+/* vrdma_mkey.c */
+extern const struct uapi_definition vrdma_uapi_defs[];
 
 /* vrdma_srq.c */
 extern const struct ib_device_ops vrdma_srq_ops;

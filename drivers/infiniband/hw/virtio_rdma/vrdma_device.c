@@ -77,6 +77,8 @@ int vrdma_query_device_caps(struct vrdma_dev *dev)
 
 	if (dev->mw)
 		c->max_mw = le32_to_cpu(r->max_mw);
+	if (dev->mkey)
+		c->max_mkey_entries = le32_to_cpu(r->max_mkey_entries);
 
 	/* Ring geometry below relies on these; refuse a device that breaks them. */
 	if (!c->max_qp_wr || !is_power_of_2(c->max_qp_wr) ||

@@ -238,6 +238,7 @@ static int vrdma_probe(struct virtio_device *vdev)
 	dev->srq = virtio_has_feature(vdev, VIRTIO_RDMA_F_SRQ);
 	dev->resize = virtio_has_feature(vdev, VIRTIO_RDMA_F_RESIZE);
 	dev->mw = virtio_has_feature(vdev, VIRTIO_RDMA_F_MW);
+	dev->mkey = virtio_has_feature(vdev, VIRTIO_RDMA_F_INDIRECT_MKEY);
 	dev->ring_pages = virtio_has_feature(vdev, VIRTIO_RDMA_F_RING_PAGES);
 
 	err = vrdma_find_vqs(dev);
@@ -275,6 +276,7 @@ static int vrdma_probe(struct virtio_device *vdev)
 		ib_set_device_ops(&dev->ib, &vrdma_resize_ops);
 	if (dev->mw)
 		ib_set_device_ops(&dev->ib, &vrdma_mw_ops);
+	dev->ib.driver_def = vrdma_uapi_defs;
 	/* Empty posts are how user space rings a doorbell (vrdma_uverbs.c). */
 	dev->ib.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				   BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
@@ -340,6 +342,7 @@ static unsigned int vrdma_features[] = {
 	VIRTIO_RDMA_F_ATOMIC,
 	VIRTIO_RDMA_F_MW,
 	VIRTIO_RDMA_F_RESIZE,
+	VIRTIO_RDMA_F_INDIRECT_MKEY,
 	VIRTIO_RDMA_F_MR_REPLACE,
 	VIRTIO_RDMA_F_RING_PAGES,
 	VIRTIO_RING_F_EVENT_IDX,
