@@ -9,7 +9,9 @@
  * the fast-registration state machine (REG_MR, LOCAL_INV, stale keys), and
  * memory windows (vdr_mw.c): the bind rules of both types, accesses through
  * a window (its QP, rights and range, zero-based addressing, the MR behind
- * it), invalidation, unbinding and rebinding under a new key.
+ * it), invalidation, unbinding and rebinding under a new key, and indirect
+ * memory keys (vdr_mkey.c): list and interleaved layouts resolved byte for
+ * byte, repeat counts, bounds at every edge, the configuration rules.
  * The device here is a bare struct with an identity IOTLB, as when bound to
  * virtio_vdpa.  Test bodies use EXPECT only: the helpers that take an MR's
  * lock, as the data path does, must reach the unlock.
@@ -33,6 +35,7 @@ struct env {
 	u64 pages[2];
 	struct vdr_mr user, dma, fast;
 	struct vdr_mr mw1, mw2;		/* type 1 and type 2 windows */
+	struct vdr_mr mk;		/* an indirect memory key */
 	struct vdr_qp *qa, *qb, *qc;	/* QPs of pd, pd, pd2 */
 };
 
@@ -114,6 +117,17 @@ static int env_init(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, xa_err(xa_store(&e->dev->mrs, 4, &e->mw1,
 					      GFP_KERNEL)), 0);
 	KUNIT_ASSERT_EQ(test, xa_err(xa_store(&e->dev->mrs, 5, &e->mw2,
+					      GFP_KERNEL)), 0);
+	/* As CREATE_MKEY leaves it: no layout, no rights. */
+	e->mk = (struct vdr_mr) {
+		.index = 6, .key = KEY(6, 0x60), .kind = VDR_MKEY,
+		.pd = &e->pd, .max_entries = VDR_MAX_MKEY_ENTRIES,
+	};
+	e->mk.entries = kunit_kcalloc(test, VDR_MAX_MKEY_ENTRIES,
+				      sizeof(*e->mk.entries), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e->mk.entries);
+	spin_lock_init(&e->mk.lock);
+	KUNIT_ASSERT_EQ(test, xa_err(xa_store(&e->dev->mrs, 6, &e->mk,
 					      GFP_KERNEL)), 0);
 	e->qa = kunit_kzalloc(test, sizeof(*e->qa), GFP_KERNEL);
 	e->qb = kunit_kzalloc(test, sizeof(*e->qb), GFP_KERNEL);
@@ -621,6 +635,240 @@ static void mw_over_fast_mr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&e->fast.nr_mw), 0);
 }
 
+#define MK	KEY(6, 0x60)
+
+/* An MKEY_CONFIGURE WQE's parts, as the requester hands them over. */
+static int mk_conf(struct env *e, struct vdr_qp *qp, u8 flags, u32 access,
+		   u32 repeat, const struct virtio_rdma_mkey_entry *ent, u32 n)
+{
+	struct virtio_rdma_wqe_mkey wr = {
+		.key = cpu_to_le32(MK), .access_flags = cpu_to_le32(access),
+		.repeat_count = cpu_to_le32(repeat),
+		.num_entries = cpu_to_le16(n), .flags = flags,
+	};
+	struct virtio_rdma_sge sge[VDR_MAX_SGE] = { };
+
+	if (n)
+		memcpy(sge, ent, n * sizeof(*ent));
+	return vdr_mkey_configure(e->dev, qp, &wr, sge, 2 * n);
+}
+
+static struct virtio_rdma_mkey_entry mk_ent(u64 addr, u32 count, u32 skip,
+					    u32 lkey)
+{
+	return (struct virtio_rdma_mkey_entry) {
+		.addr = cpu_to_le64(addr), .bytes_count = cpu_to_le32(count),
+		.bytes_skip = cpu_to_le32(skip), .lkey = cpu_to_le32(lkey),
+	};
+}
+
+#define MKF	(VIRTIO_RDMA_MKEY_F_ACCESS | VIRTIO_RDMA_MKEY_F_LAYOUT)
+#define MKA	(VIRTIO_RDMA_ACCESS_LOCAL_WRITE | RW | \
+		 VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC)
+
+/* Reads @len bytes of the user MR at @iova through its own lkey. */
+static void user_read(struct kunit *test, struct env *e, u64 iova, void *buf,
+		      u32 len)
+{
+	KUNIT_EXPECT_EQ(test, vdr_mr_rw(e->dev, &e->pd, NULL, KEY(1, 0x11), 0,
+					iova, buf, len, VDR_FROM_MEM), 0);
+}
+
+/*
+ * A list layout: three chunks of the user MR (its last byte included),
+ * written through the rkey whole and across a chunk boundary, read back
+ * through the lkey, and the range's edges.
+ */
+static void mkey_list(struct kunit *test)
+{
+	struct env *e = test->priv;
+	struct virtio_rdma_mkey_entry l[3] = {
+		mk_ent(IOVA, 100, 0, KEY(1, 0x11)),
+		mk_ent(IOVA + 2000, 50, 0, KEY(1, 0x11)),
+		mk_ent(IOVA + 4000, 96, 0, KEY(1, 0x11)),
+	};
+	u8 in[246], out[246];
+	int i;
+
+	for (i = 0; i < sizeof(in); i++)
+		in[i] = i ^ 0x5a;
+	/* Unconfigured: nothing, not even a local read. */
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd, MK, 0, 0, 1), VDR_MEM_EINVALID);
+	KUNIT_EXPECT_EQ(test, mk_conf(e, e->qa, MKF, MKA, 1, l, 3), 0);
+	KUNIT_EXPECT_EQ(test, e->mk.length, 246);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qb, MK, RWR, 0, in, 246,
+				     VDR_TO_MEM), 0);
+	user_read(test, e, IOVA, out, 100);
+	user_read(test, e, IOVA + 2000, out + 100, 50);
+	user_read(test, e, IOVA + 4000, out + 150, 96);
+	KUNIT_EXPECT_MEMEQ(test, in, out, 246);
+	memset(out, 0, sizeof(out));
+	KUNIT_EXPECT_EQ(test, vdr_mr_rw(e->dev, &e->pd, NULL, MK, 0, 0, out,
+					246, VDR_FROM_MEM), 0);
+	KUNIT_EXPECT_MEMEQ(test, in, out, 246);
+	/* Across the first boundary: 10 bytes in each chunk. */
+	memset(in, 0xee, 20);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, MK, RWR, 90, in, 20,
+				     VDR_TO_MEM), 0);
+	user_read(test, e, IOVA + 90, out, 10);
+	user_read(test, e, IOVA + 2000, out + 10, 10);
+	KUNIT_EXPECT_MEMEQ(test, in, out, 20);
+	user_read(test, e, IOVA + 2010, out, 1);
+	KUNIT_EXPECT_EQ(test, out[0], 110 ^ 0x5a);
+	/* The edges of [0, 246). */
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, MK, RRD, 245, out, 1,
+				     VDR_FROM_MEM), 0);
+	KUNIT_EXPECT_EQ(test, out[0], 245 ^ 0x5a);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, MK, RRD, 246, out, 1,
+				     VDR_FROM_MEM), VDR_MEM_ERANGE);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, MK, RRD, 245, out, 2,
+				     VDR_FROM_MEM), VDR_MEM_ERANGE);
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd, MK, 0, U64_MAX, 2),
+			VDR_MEM_ERANGE);
+	/* Key byte and PD. */
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd, KEY(6, 0x61), 0, 0, 1),
+			VDR_MEM_ENOKEY);
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd2, MK, 0, 0, 1), VDR_MEM_EPD);
+}
+
+/*
+ * The interleaved layout of three repetitions of 16 bytes of the user MR
+ * followed by 4 skipped and 8 bytes of the page-list page through the DMA
+ * MR: every byte where the layout puts it, the skipped ones untouched, an
+ * atomic within a chunk and not across two.
+ */
+static void mkey_interleaved(struct kunit *test)
+{
+	struct env *e = test->priv;
+	u64 pg2 = phys(e->pg[2]);
+	struct virtio_rdma_mkey_entry l[2] = {
+		mk_ent(IOVA, 16, 4, KEY(1, 0x11)),
+		mk_ent(pg2, 8, 0, KEY(2, 0x22)),
+	};
+	u8 in[72], out[72], skip[4];
+	u8 *p2 = page_address(e->pg[2]);
+	u64 orig;
+	int r, i;
+
+	for (i = 0; i < sizeof(in); i++)
+		in[i] = i + 1;
+	KUNIT_EXPECT_EQ(test, mk_conf(e, e->qa, MKF, MKA, 3, l, 2), 0);
+	KUNIT_EXPECT_EQ(test, e->mk.length, 72);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, MK, RWR, 0, in, 72,
+				     VDR_TO_MEM), 0);
+	for (r = 0; r < 3; r++) {
+		user_read(test, e, IOVA + r * 20, out, 16);
+		KUNIT_EXPECT_MEMEQ(test, out, in + r * 24, 16);
+		KUNIT_EXPECT_MEMEQ(test, p2 + r * 8, in + r * 24 + 16, 8);
+		user_read(test, e, IOVA + r * 20 + 16, skip, 4);
+		KUNIT_EXPECT_EQ(test, skip[0] | skip[1] | skip[2] | skip[3], 0);
+	}
+	KUNIT_EXPECT_EQ(test, p2[24], 0);
+	/* Offset 40 is repetition 1, entry 1: page byte 8. */
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, MK, RRD, 40, out, 8,
+				     VDR_FROM_MEM), 0);
+	KUNIT_EXPECT_MEMEQ(test, out, p2 + 8, 8);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, MK, RRD, 71, out, 1,
+				     VDR_FROM_MEM), 0);
+	KUNIT_EXPECT_EQ(test, out[0], 72);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, MK, RRD, 72, out, 1,
+				     VDR_FROM_MEM), VDR_MEM_ERANGE);
+	/* Atomics: 8 bytes in one chunk only. */
+	KUNIT_EXPECT_EQ(test, vdr_mr_remote_atomic(e->dev, &e->pd, e->qa, MK,
+						   16, VDR_ATOMIC_FETCH_ADD, 1,
+						   0, &orig), 0);
+	KUNIT_EXPECT_EQ(test, vdr_mr_remote_atomic(e->dev, &e->pd, e->qa, MK,
+						   8, VDR_ATOMIC_FETCH_ADD, 1,
+						   0, &orig), 0);
+	KUNIT_EXPECT_EQ(test, vdr_mr_remote_atomic(e->dev, &e->pd, e->qa, MK,
+						   12, VDR_ATOMIC_FETCH_ADD, 1,
+						   0, &orig), VDR_MEM_ERANGE);
+}
+
+/*
+ * Configuration rules, rights, what keeps a configuration, LOCAL_INV, and
+ * the MRs behind the key checked at every access.
+ */
+static void mkey_rules(struct kunit *test)
+{
+	struct env *e = test->priv;
+	struct virtio_rdma_mkey_entry ok = mk_ent(IOVA, 64, 0, KEY(1, 0x11));
+	struct virtio_rdma_mkey_entry bad;
+	u8 buf[8] = { 0 };
+
+	/* Entries: windows, keys, other PDs, out of the MR, empty, overflow. */
+	bad = mk_ent(0, 8, 0, KEY(4, 0x40));
+	KUNIT_EXPECT_EQ(test, mk_conf(e, e->qa, MKF, MKA, 1, &bad, 1), -EINVAL);
+	bad = mk_ent(0, 8, 0, MK);
+	KUNIT_EXPECT_EQ(test, mk_conf(e, e->qa, MKF, MKA, 1, &bad, 1), -EINVAL);
+	bad = mk_ent(IOVA, 8, 0, KEY(1, 0x12));
+	KUNIT_EXPECT_EQ(test, mk_conf(e, e->qa, MKF, MKA, 1, &bad, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mk_conf(e, e->qc, MKF, MKA, 1, &ok, 1), -EINVAL);
+	bad = mk_ent(IOVA + 4000, 96, 1, KEY(1, 0x11));
+	KUNIT_EXPECT_EQ(test, mk_conf(e, e->qa, MKF, MKA, 1, &bad, 1), 0);
+	KUNIT_EXPECT_EQ(test, mk_conf(e, e->qa, MKF, MKA, 2, &bad, 1), -EINVAL);
+	bad = mk_ent(IOVA, 0, 0, KEY(1, 0x11));
+	KUNIT_EXPECT_EQ(test, mk_conf(e, e->qa, MKF, MKA, 1, &bad, 1), -EINVAL);
+	bad = mk_ent(0, U32_MAX, U32_MAX, KEY(2, 0x22));
+	KUNIT_EXPECT_EQ(test, mk_conf(e, e->qa, MKF, MKA, U32_MAX, &bad, 1),
+			-EINVAL);
+	bad = mk_ent(0, U32_MAX, 0, KEY(2, 0x22));
+	KUNIT_EXPECT_EQ(test, mk_conf(e, e->qa, MKF, MKA, 1024, &bad, 1),
+			-EINVAL);
+	/* Counts and bits of the WQE itself. */
+	KUNIT_EXPECT_EQ(test, mk_conf(e, e->qa, MKF, MKA, 0, &ok, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mk_conf(e, e->qa, MKF, MKA, 1, &ok, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mk_conf(e, e->qa, MKF, VIRTIO_RDMA_ACCESS_MW_BIND,
+				      1, &ok, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mk_conf(e, e->qa, VIRTIO_RDMA_MKEY_F_LAYOUT, RRD,
+				      1, &ok, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mk_conf(e, e->qa, MKF | 4, MKA, 1, &ok, 1),
+			-EINVAL);
+	e->mk.max_entries = 1;
+	KUNIT_EXPECT_EQ(test, mk_conf(e, e->qa, MKF, MKA, 1,
+				      (struct virtio_rdma_mkey_entry[]){ ok, ok },
+				      2), -EINVAL);
+	e->mk.max_entries = VDR_MAX_MKEY_ENTRIES;
+
+	/* Rights: a read-only key; access alone keeps the layout. */
+	KUNIT_EXPECT_EQ(test, mk_conf(e, e->qa, MKF, RRD, 1, &ok, 1), 0);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, MK, RWR, 0, buf, 8, VDR_TO_MEM),
+			VDR_MEM_EACCESS);
+	KUNIT_EXPECT_EQ(test, check(e, &e->pd, MK,
+				    VIRTIO_RDMA_ACCESS_LOCAL_WRITE, 0, 8),
+			VDR_MEM_EACCESS);
+	KUNIT_EXPECT_EQ(test, mk_conf(e, e->qa, VIRTIO_RDMA_MKEY_F_ACCESS, RW,
+				      0, NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, e->mk.length, 64);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, MK, RWR, 0, buf, 8, VDR_TO_MEM),
+			0);
+	/* The MR behind it: no local write, then gone. */
+	e->user.access &= ~VIRTIO_RDMA_ACCESS_LOCAL_WRITE;
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, MK, RWR, 0, buf, 8, VDR_TO_MEM),
+			VDR_MEM_EACCESS);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, MK, RRD, 0, buf, 8,
+				     VDR_FROM_MEM), 0);
+	e->user.access |= VIRTIO_RDMA_ACCESS_LOCAL_WRITE;
+	e->user.dead = true;
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, MK, RRD, 0, buf, 8,
+				     VDR_FROM_MEM), VDR_MEM_ENOKEY);
+	e->user.dead = false;
+	/* LOCAL_INV only: no remote invalidation of an indirect key. */
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, e->qa, MK),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, NULL, MK), 0);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, MK, RRD, 0, buf, 8,
+				     VDR_FROM_MEM), VDR_MEM_EINVALID);
+	KUNIT_EXPECT_EQ(test, vdr_mr_invalidate(e->dev, &e->pd, NULL, MK),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, mk_conf(e, e->qa, MKF, RRD, 1, &ok, 1), 0);
+	KUNIT_EXPECT_EQ(test, remote(e, e->qa, MK, RRD, 0, buf, 8,
+				     VDR_FROM_MEM), 0);
+	/* No window over an indirect key. */
+	KUNIT_EXPECT_EQ(test, bind(e, e->qa, KEY(5, 0x51), MK, 0, 8, RRD),
+			-EINVAL);
+}
+
 static struct kunit_case vdpa_rdma_mem_cases[] = {
 	KUNIT_CASE(dead_mr),
 	KUNIT_CASE(key_checks),
@@ -632,6 +880,9 @@ static struct kunit_case vdpa_rdma_mem_cases[] = {
 	KUNIT_CASE(mw_type1),
 	KUNIT_CASE(mw_bind_rules),
 	KUNIT_CASE(mw_over_fast_mr),
+	KUNIT_CASE(mkey_list),
+	KUNIT_CASE(mkey_interleaved),
+	KUNIT_CASE(mkey_rules),
 	{}
 };
 
@@ -645,5 +896,5 @@ static struct kunit_suite vdpa_rdma_mem_suite = {
 kunit_test_suite(vdpa_rdma_mem_suite);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit: vdpa_rdma data memory access (keys, MRs, windows, atomics)");
+MODULE_DESCRIPTION("KUnit: vdpa_rdma data memory access (keys, MRs, windows, mkeys, atomics)");
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

@@ -499,6 +499,7 @@ int vdr_mr_remote_atomic(struct vdr_dev *dev, struct vdr_pd *pd,
 			      VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC, addr,
 			      sizeof(u64), &kop);
 }
+EXPORT_SYMBOL_IF_KUNIT(vdr_mr_remote_atomic);
 
 static u32 vdr_sge_len(const struct virtio_rdma_sge *sge)
 {
