@@ -12,6 +12,7 @@
 #include <linux/stddef.h>
 #include <linux/virtio_rdma.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/virtio_rdma-abi.h>
 
 #define VR_SIZE(t, type, size) \
 	KUNIT_EXPECT_EQ(t, sizeof(struct type), (size_t)(size))
@@ -117,8 +118,10 @@ static void vr_layout_query(struct kunit *test)
 	VR_FSZ(test, virtio_rdma_query_device_resp, max_srq_sge, 4);
 	VR_OFF(test, virtio_rdma_query_device_resp, max_mw, 140);
 	VR_FSZ(test, virtio_rdma_query_device_resp, max_mw, 4);
-	VR_OFF(test, virtio_rdma_query_device_resp, reserved, 144);
-	VR_FSZ(test, virtio_rdma_query_device_resp, reserved, 112);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_mkey_entries, 144);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_mkey_entries, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, reserved, 148);
+	VR_FSZ(test, virtio_rdma_query_device_resp, reserved, 108);
 
 	VR_SIZE(test, virtio_rdma_query_port_req, 8);
 	VR_OFF(test, virtio_rdma_query_port_req, port, 0);
@@ -270,6 +273,11 @@ static void vr_layout_cq(struct kunit *test)
 	VR_FSZ(test, virtio_rdma_alloc_mw_resp, mw_handle, 4);
 	VR_OFF(test, virtio_rdma_alloc_mw_resp, rkey, 4);
 	VR_FSZ(test, virtio_rdma_alloc_mw_resp, rkey, 4);
+	VR_SIZE(test, virtio_rdma_create_mkey_req, 8);
+	VR_OFF(test, virtio_rdma_create_mkey_req, pd_handle, 0);
+	VR_FSZ(test, virtio_rdma_create_mkey_req, pd_handle, 4);
+	VR_OFF(test, virtio_rdma_create_mkey_req, max_entries, 4);
+	VR_FSZ(test, virtio_rdma_create_mkey_req, max_entries, 4);
 	VR_SIZE(test, virtio_rdma_dealloc_mw_req, 8);
 	VR_OFF(test, virtio_rdma_dealloc_mw_req, mw_handle, 0);
 	VR_FSZ(test, virtio_rdma_dealloc_mw_req, mw_handle, 4);
@@ -574,6 +582,35 @@ static void vr_layout_sq_wqe(struct kunit *test)
 	VR_OFF(test, virtio_rdma_wqe_bind_mw, reserved, 28);
 	VR_FSZ(test, virtio_rdma_wqe_bind_mw, reserved, 12);
 
+	VR_SIZE(test, virtio_rdma_wqe_mkey, 40);
+	VR_OFF(test, virtio_rdma_wqe_mkey, key, 0);
+	VR_FSZ(test, virtio_rdma_wqe_mkey, key, 4);
+	VR_OFF(test, virtio_rdma_wqe_mkey, access_flags, 4);
+	VR_FSZ(test, virtio_rdma_wqe_mkey, access_flags, 4);
+	VR_OFF(test, virtio_rdma_wqe_mkey, repeat_count, 8);
+	VR_FSZ(test, virtio_rdma_wqe_mkey, repeat_count, 4);
+	VR_OFF(test, virtio_rdma_wqe_mkey, num_entries, 12);
+	VR_FSZ(test, virtio_rdma_wqe_mkey, num_entries, 2);
+	VR_OFF(test, virtio_rdma_wqe_mkey, flags, 14);
+	VR_FSZ(test, virtio_rdma_wqe_mkey, flags, 1);
+	VR_OFF(test, virtio_rdma_wqe_mkey, reserved1, 15);
+	VR_FSZ(test, virtio_rdma_wqe_mkey, reserved1, 1);
+	VR_OFF(test, virtio_rdma_wqe_mkey, reserved, 16);
+	VR_FSZ(test, virtio_rdma_wqe_mkey, reserved, 24);
+
+	/* Two SGE slots each (spec "Indirect memory keys"). */
+	VR_SIZE(test, virtio_rdma_mkey_entry, 32);
+	VR_OFF(test, virtio_rdma_mkey_entry, addr, 0);
+	VR_FSZ(test, virtio_rdma_mkey_entry, addr, 8);
+	VR_OFF(test, virtio_rdma_mkey_entry, bytes_count, 8);
+	VR_FSZ(test, virtio_rdma_mkey_entry, bytes_count, 4);
+	VR_OFF(test, virtio_rdma_mkey_entry, bytes_skip, 12);
+	VR_FSZ(test, virtio_rdma_mkey_entry, bytes_skip, 4);
+	VR_OFF(test, virtio_rdma_mkey_entry, lkey, 16);
+	VR_FSZ(test, virtio_rdma_mkey_entry, lkey, 4);
+	VR_OFF(test, virtio_rdma_mkey_entry, reserved, 20);
+	VR_FSZ(test, virtio_rdma_mkey_entry, reserved, 12);
+
 	VR_SIZE(test, virtio_rdma_sq_wqe, 64);
 	VR_OFF(test, virtio_rdma_sq_wqe, wr_id, 0);
 	VR_FSZ(test, virtio_rdma_sq_wqe, wr_id, 8);
@@ -607,6 +644,8 @@ static void vr_layout_sq_wqe(struct kunit *test)
 	VR_FSZ(test, virtio_rdma_sq_wqe, wr.reg_mr, 40);
 	VR_OFF(test, virtio_rdma_sq_wqe, wr.bind_mw, 24);
 	VR_FSZ(test, virtio_rdma_sq_wqe, wr.bind_mw, 40);
+	VR_OFF(test, virtio_rdma_sq_wqe, wr.mkey, 24);
+	VR_FSZ(test, virtio_rdma_sq_wqe, wr.mkey, 40);
 	VR_OFF(test, virtio_rdma_sq_wqe, wr.rdma.remote_addr, 24);
 	VR_FSZ(test, virtio_rdma_sq_wqe, wr.rdma.remote_addr, 8);
 	VR_OFF(test, virtio_rdma_sq_wqe, wr.rdma.rkey, 32);
@@ -739,6 +778,17 @@ static void vr_const_control(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_RESIZE_CQ, 22);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_ALLOC_MW, 23);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_DEALLOC_MW, 24);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_CREATE_MKEY, 25);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_MKEY_CONFIGURE, 0x30);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_MKEY_CONFIGURE, 0x30);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_MKEY_F_ACCESS, 0x1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_MKEY_F_LAYOUT, 0x2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_OBJECT_MKEY, 0x1000);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_METHOD_MKEY_CREATE, 0x1000);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_METHOD_MKEY_DESTROY, 0x1001);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_ATTR_MKEY_CREATE_HANDLE, 0x1000);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_ATTR_MKEY_CREATE_RKEY, 0x1004);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_ATTR_MKEY_DESTROY_HANDLE, 0x1000);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_MW_TYPE_1, IB_MW_TYPE_1);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_MW_TYPE_2, IB_MW_TYPE_2);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_SRQ_MAX_WR, IB_SRQ_MAX_WR);
@@ -1202,6 +1252,8 @@ static bool vr_spec_op_ok(u8 type, u8 op)
 		return rc || uc || ud;
 	case 8:				/* BIND_MW */
 		return rc || uc;
+	case 0x30:			/* MKEY_CONFIGURE */
+		return rc || uc || ud;
 	default:
 		return false;
 	}
@@ -1233,13 +1285,14 @@ static void vr_wr_rules(struct kunit *test)
 }
 
 /*
- * CQE opcodes: exactly the ten the spec lists are valid, and a successful
+ * CQE opcodes: exactly the eleven the spec lists are valid, and a successful
  * CQE with any other one is an error completion, in the driver and in the
  * provider alike (they once disagreed: the provider made it a SEND).
  */
 static void vr_wc_rules(struct kunit *test)
 {
-	static const u8 known[] = { 0, 1, 2, 3, 4, 5, 6, 10, 0x80, 0x81 };
+	static const u8 known[] = { 0, 1, 2, 3, 4, 5, 6, 10, 0x30, 0x80,
+				    0x81 };
 	unsigned int op, st;
 	bool valid;
 	int i;
