@@ -43,13 +43,12 @@ static int vrdma_mkey_destroy(struct ib_uobject *uobj,
 	return 0;
 }
 
-static int UVERBS_HANDLER(VIRTIO_RDMA_METHOD_MKEY_CREATE)(
-	struct uverbs_attr_bundle *attrs)
+#define VRDMA_MKEY_CREATE	UVERBS_HANDLER(VIRTIO_RDMA_METHOD_MKEY_CREATE)
+
+static int VRDMA_MKEY_CREATE(struct uverbs_attr_bundle *attrs)
 {
-	struct ib_uobject *uobj = uverbs_attr_get_uobject(
-		attrs, VIRTIO_RDMA_ATTR_MKEY_CREATE_HANDLE);
-	struct ib_pd *pd = uverbs_attr_get_obj(
-		attrs, VIRTIO_RDMA_ATTR_MKEY_CREATE_PD_HANDLE);
+	struct ib_uobject *uobj;
+	struct ib_pd *pd;
 	struct virtio_rdma_create_mkey_req req = {};
 	struct virtio_rdma_mr_resp resp;
 	struct vrdma_mkey *mkey;
@@ -57,6 +56,9 @@ static int UVERBS_HANDLER(VIRTIO_RDMA_METHOD_MKEY_CREATE)(
 	u32 max_entries, key;
 	int err;
 
+	uobj = uverbs_attr_get_uobject(attrs,
+				       VIRTIO_RDMA_ATTR_MKEY_CREATE_HANDLE);
+	pd = uverbs_attr_get_obj(attrs, VIRTIO_RDMA_ATTR_MKEY_CREATE_PD_HANDLE);
 	dev = to_vdev(pd->device);
 	err = uverbs_copy_from(&max_entries, attrs,
 			       VIRTIO_RDMA_ATTR_MKEY_CREATE_MAX_ENTRIES);
@@ -91,8 +93,7 @@ static int UVERBS_HANDLER(VIRTIO_RDMA_METHOD_MKEY_CREATE)(
 			      sizeof(key));
 }
 
-DECLARE_UVERBS_NAMED_METHOD(
-	VIRTIO_RDMA_METHOD_MKEY_CREATE,
+DECLARE_UVERBS_NAMED_METHOD(VIRTIO_RDMA_METHOD_MKEY_CREATE,
 	UVERBS_ATTR_IDR(VIRTIO_RDMA_ATTR_MKEY_CREATE_HANDLE,
 			VIRTIO_RDMA_OBJECT_MKEY, UVERBS_ACCESS_NEW,
 			UA_MANDATORY),
@@ -105,8 +106,7 @@ DECLARE_UVERBS_NAMED_METHOD(
 	UVERBS_ATTR_PTR_OUT(VIRTIO_RDMA_ATTR_MKEY_CREATE_RKEY,
 			    UVERBS_ATTR_TYPE(u32), UA_MANDATORY));
 
-DECLARE_UVERBS_NAMED_METHOD_DESTROY(
-	VIRTIO_RDMA_METHOD_MKEY_DESTROY,
+DECLARE_UVERBS_NAMED_METHOD_DESTROY(VIRTIO_RDMA_METHOD_MKEY_DESTROY,
 	UVERBS_ATTR_IDR(VIRTIO_RDMA_ATTR_MKEY_DESTROY_HANDLE,
 			VIRTIO_RDMA_OBJECT_MKEY, UVERBS_ACCESS_DESTROY,
 			UA_MANDATORY));
@@ -121,9 +121,10 @@ static bool vrdma_mkey_supported(struct ib_device *ibdev)
 	return to_vdev(ibdev)->caps.max_mkey_entries;
 }
 
+#define VRDMA_MKEY_SUPPORTED	UAPI_DEF_IS_OBJ_SUPPORTED(vrdma_mkey_supported)
+
 const struct uapi_definition vrdma_uapi_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE_NAMED(VIRTIO_RDMA_OBJECT_MKEY,
-				      UAPI_DEF_IS_OBJ_SUPPORTED(
-					      vrdma_mkey_supported)),
+				      VRDMA_MKEY_SUPPORTED),
 	{}
 };
