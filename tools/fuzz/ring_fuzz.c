@@ -18,7 +18,8 @@
  * a scribbler thread meanwhile writes random and boundary values into the
  * same rings (prod, cons, notify/arm and flags words, WQE slots: opcodes,
  * flags, num_sge, SGE addresses, lengths and keys, UD address vectors,
- * CQEs) and rings doorbells of its own.  Exact outcomes are not predictable
+ * memory-window binds and indirect-key configurations aimed at the
+ * process's own windows and mkey, CQEs) and rings doorbells of its own.  Exact outcomes are not predictable
  * then; what must hold is what the spec's "Ring validation" promises
  * whatever the rings say:
  *
@@ -95,6 +96,9 @@ struct dev {
 	int gidx;
 	uint8_t *buf;		/* BUF_SIZE; the MR covers [MR_OFF, +MR_LEN) */
 	struct ibv_mr *mr;
+	/* Keys fuzzed BIND_MW and MKEY_CONFIGURE WQEs aim at (may be NULL). */
+	struct ibv_mw *mw[2];	/* types 1 and 2 */
+	struct virtio_rdmadv_mkey *mkey;
 };
 
 struct side {
@@ -184,9 +188,19 @@ static void dev_open(struct dev *d, struct ibv_device **list, int n)
 	memset(d->buf, GUARD_BYTE, BUF_SIZE);
 	d->mr = ibv_reg_mr(d->pd, d->buf + MR_OFF, MR_LEN,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |
+			   IBV_ACCESS_MW_BIND);
 	if (!d->mr)
 		die("ibv_reg_mr");
+	/*
+	 * Windows and an indirect key over the MR: whatever the fuzzed binds
+	 * and configurations do with them, nothing outside the MR may change
+	 * (the guard bytes say).
+	 */
+	d->mw[0] = ibv_alloc_mw(d->pd, IBV_MW_TYPE_1);
+	d->mw[1] = ibv_alloc_mw(d->pd, IBV_MW_TYPE_2);
+	d->mkey = virtio_rdmadv_create_mkey(&(struct virtio_rdmadv_mkey_init_attr){
+		.pd = d->pd, .max_entries = 8 });
 	/* Events are drained as they come, never waited for. */
 	if (fcntl(d->ctx->async_fd, F_SETFL,
 		  fcntl(d->ctx->async_fd, F_GETFL) | O_NONBLOCK) ||
@@ -472,7 +486,14 @@ static uint32_t pick_key(struct pair *p, struct rng *r)
 {
 	uint32_t k;
 
-	switch (rng_below(r, 10)) {
+	switch (rng_below(r, 13)) {
+	case 10:
+	case 11:
+		if (p->x.d->mw[k = rng_below(r, 2)])
+			return p->x.d->mw[k]->rkey;
+		return 0;
+	case 12:
+		return p->x.d->mkey ? p->x.d->mkey->lkey : 0;
 	case 0:
 		return p->x.d->mr->lkey;
 	case 1:
@@ -502,7 +523,8 @@ static uint8_t pick_opcode(struct rng *r)
 		VIRTIO_RDMA_WR_SEND, VIRTIO_RDMA_WR_SEND_WITH_IMM,
 		VIRTIO_RDMA_WR_RDMA_READ, VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP,
 		VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD, VIRTIO_RDMA_WR_LOCAL_INV,
-		8, VIRTIO_RDMA_WR_SEND_WITH_INV, VIRTIO_RDMA_WR_REG_MR, 0xff,
+		VIRTIO_RDMA_WR_BIND_MW, VIRTIO_RDMA_WR_SEND_WITH_INV,
+		VIRTIO_RDMA_WR_REG_MR, VIRTIO_RDMA_WR_MKEY_CONFIGURE, 0xff,
 	};
 
 	if (rng_one_in(r, 8))
@@ -617,7 +639,7 @@ static void mutate_sq_wqe(struct pair *p, struct virtio_rdma_sq_wqe *w,
 	uint32_t nsges = (stride - sizeof(*w)) / sizeof(*sges);
 	struct virtio_rdma_av *av = &w->wr.ud.av;
 
-	switch (rng_below(r, 16)) {
+	switch (rng_below(r, 18)) {
 	case 0:
 		w->opcode = pick_opcode(r);
 		break;
@@ -688,6 +710,30 @@ static void mutate_sq_wqe(struct pair *p, struct virtio_rdma_sq_wqe *w,
 			w->opcode = rng_one_in(r, 2) ?
 				VIRTIO_RDMA_WR_LOCAL_INV :
 				VIRTIO_RDMA_WR_SEND_WITH_INV;
+		break;
+	case 14:	/* a window bound to whatever is there */
+		w->opcode = VIRTIO_RDMA_WR_BIND_MW;
+		w->wr.bind_mw.rkey = htole32(pick_key(p, r));
+		w->wr.bind_mw.mr_lkey = htole32(pick_key(p, r));
+		w->wr.bind_mw.addr = htole64(pick_addr(p, r));
+		w->wr.bind_mw.length = htole64(rng_next(r) >>
+					       rng_below(r, 64));
+		w->wr.bind_mw.access_flags = htole32(rng_one_in(r, 2) ?
+			(uint32_t)rng_next(r) : rng_below(r, 64));
+		break;
+	case 15:	/* an indirect key laid over whatever is there */
+		w->opcode = VIRTIO_RDMA_WR_MKEY_CONFIGURE;
+		w->wr.mkey.key = htole32(pick_key(p, r));
+		w->wr.mkey.flags = rng_one_in(r, 4) ? rng_next(r) :
+			rng_below(r, 4);
+		w->wr.mkey.access_flags = htole32(rng_below(r, 32));
+		w->wr.mkey.repeat_count = htole32(rng_one_in(r, 2) ?
+			(uint32_t)rng_next(r) : rng_below(r, 4));
+		w->wr.mkey.num_entries = htole16(rng_below(r, 10));
+		w->num_sge = rng_one_in(r, 4) ? rng_next(r) :
+			2 * le16toh(w->wr.mkey.num_entries);
+		if (nsges)
+			mutate_sge(p, &sges[rng_below(r, nsges)], r);
 		break;
 	default:
 		mutate_bytes((uint8_t *)w, stride, r);
@@ -1160,7 +1206,7 @@ static int fuzz_main(unsigned long max_iters, unsigned int seconds)
 	struct ibv_device **list;
 	pthread_t thread;
 	uint64_t end;
-	int i, n;
+	int i, j, n;
 
 	list = ibv_get_device_list(&n);
 	if (!list)
@@ -1199,6 +1245,12 @@ static int fuzz_main(unsigned long max_iters, unsigned int seconds)
 		pair_free(&pairs[i]);
 	for (i = 0; i < 2; i++) {
 		check_guards(&devs[i], "at the end");
+		/* Windows first: a bound one keeps the MR (EBUSY). */
+		for (j = 0; j < 2; j++)
+			if (devs[i].mw[j] && ibv_dealloc_mw(devs[i].mw[j]))
+				fail("ibv_dealloc_mw: %s", strerror(errno));
+		if (devs[i].mkey && virtio_rdmadv_destroy_mkey(devs[i].mkey))
+			fail("virtio_rdmadv_destroy_mkey");
 		if (ibv_dereg_mr(devs[i].mr))
 			fail("ibv_dereg_mr: %s", strerror(errno));
 		if (ibv_destroy_comp_channel(devs[i].ch))

@@ -84,6 +84,33 @@ struct ibv_context *vt_open_device(const char *name)
 	return ctx;
 }
 
+static void vt_dev_open(struct vt_dev *d, int cqe)
+{
+	d->ctx = vt_open_device(d->name);
+	d->pd = ibv_alloc_pd(d->ctx);
+	d->cq = ibv_create_cq(d->ctx, cqe, NULL, NULL, 0);
+	if (!d->pd || !d->cq)
+		vt_die("pd/cq");
+	if (ibv_query_gid(d->ctx, 1, d->gidx, &d->gid))
+		vt_die("ibv_query_gid");
+}
+
+void vt_dev_args(int argc, char **argv, const char *usage, int cqe,
+		 struct vt_dev *x, struct vt_dev *y)
+{
+	if (argc != 5) {
+		fprintf(stderr, usage, argv[0]);
+		exit(2);
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	x->name = argv[1];
+	x->gidx = atoi(argv[2]);
+	y->name = argv[3];
+	y->gidx = atoi(argv[4]);
+	vt_dev_open(x, cqe);
+	vt_dev_open(y, cqe);
+}
+
 int vt_qp_modify(struct ibv_qp *qp, const struct vt_conn *c,
 		 enum ibv_qp_state to)
 {

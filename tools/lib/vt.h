@@ -40,6 +40,24 @@ struct ibv_device *vt_find_device(const char *name);
 /* The device called @name, opened; exits if there is none. */
 struct ibv_context *vt_open_device(const char *name);
 
+/* A device as the two-device checks use it: a PD, one CQ, the GID at gidx. */
+struct vt_dev {
+	const char *name;
+	int gidx;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	union ibv_gid gid;
+};
+
+/*
+ * From the command line PROG DEV_X GIDX_X DEV_Y GIDX_Y: @x and @y opened
+ * with CQs of @cqe entries; exits with status 2 and @usage (its %s is the
+ * program's name) on another number of arguments.
+ */
+void vt_dev_args(int argc, char **argv, const char *usage, int cqe,
+		 struct vt_dev *x, struct vt_dev *y);
+
 /*
  * Where a QP connects to and how: what RESET -> INIT -> RTR -> RTS needs.
  * RC and UC take the address vector, path MTU 1024 and @psn both ways; RC

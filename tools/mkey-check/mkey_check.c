@@ -89,12 +89,7 @@
 #define RA		IBV_ACCESS_REMOTE_ATOMIC
 
 struct dev {
-	const char *name;
-	int gidx;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	union ibv_gid gid;
+	struct vt_dev v;
 	/* Completions polled while waiting for another one. */
 	struct ibv_wc stash[STASH];
 	int nstash;
@@ -164,17 +159,6 @@ static unsigned int all_rights = LW | RW | RR;
 
 /* --------------------------------------------------------- setup -- */
 
-static void dev_open(struct dev *d)
-{
-	d->ctx = vt_open_device(d->name);
-	d->pd = ibv_alloc_pd(d->ctx);
-	d->cq = ibv_create_cq(d->ctx, 256, NULL, NULL, 0);
-	if (!d->pd || !d->cq)
-		vt_die("pd/cq");
-	if (ibv_query_gid(d->ctx, 1, d->gidx, &d->gid))
-		vt_die("ibv_query_gid");
-}
-
 static uint8_t *buf_new(size_t len)
 {
 	uint8_t *b = aligned_alloc(4096, len);
@@ -215,8 +199,8 @@ static struct ibv_qp *qp_plain(struct dev *d, struct ibv_pd *pd,
 			       enum ibv_qp_type type)
 {
 	struct ibv_qp_init_attr_ex a = {
-		.send_cq = d->cq,
-		.recv_cq = d->cq,
+		.send_cq = d->v.cq,
+		.recv_cq = d->v.cq,
 		.cap = {
 			.max_send_wr = 16,
 			.max_recv_wr = 8,
@@ -227,7 +211,7 @@ static struct ibv_qp *qp_plain(struct dev *d, struct ibv_pd *pd,
 		.comp_mask = IBV_QP_INIT_ATTR_PD,
 		.pd = pd,
 	};
-	struct ibv_qp *qp = ibv_create_qp_ex(d->ctx, &a);
+	struct ibv_qp *qp = ibv_create_qp_ex(d->v.ctx, &a);
 
 	if (!qp)
 		vt_die("ibv_create_qp_ex");
@@ -256,8 +240,8 @@ static struct ibv_qp *qp_dv_try(struct ibv_pd *pd, enum ibv_qp_type type,
 				uint64_t dv_ops)
 {
 	struct ibv_qp_init_attr_ex a = {
-		.send_cq = dm.cq,
-		.recv_cq = dm.cq,
+		.send_cq = dm.v.cq,
+		.recv_cq = dm.v.cq,
 		.cap = {
 			.max_send_wr = 32,
 			.max_recv_wr = 8,
@@ -274,14 +258,14 @@ static struct ibv_qp *qp_dv_try(struct ibv_pd *pd, enum ibv_qp_type type,
 		.send_ops_flags = dv_ops,
 	};
 
-	return virtio_rdmadv_create_qp(dm.ctx, &a, &dv);
+	return virtio_rdmadv_create_qp(dm.v.ctx, &a, &dv);
 }
 
 static void pair_connect(struct pair *pp)
 {
 	struct vt_conn c = {
-		.dgid = dp.gid,
-		.sgid_index = dm.gidx,
+		.dgid = dp.v.gid,
+		.sgid_index = dm.v.gidx,
 		.dqpn = pp->p->qp_num,
 		.psn = 0x100,
 		.qkey = UD_QKEY,
@@ -289,8 +273,8 @@ static void pair_connect(struct pair *pp)
 	};
 
 	vt_qp_connect(pp->m, &c);
-	c.dgid = dm.gid;
-	c.sgid_index = dp.gidx;
+	c.dgid = dm.v.gid;
+	c.sgid_index = dp.v.gidx;
 	c.dqpn = pp->m->qp_num;
 	vt_qp_connect(pp->p, &c);
 }
@@ -305,13 +289,13 @@ static void stash_poll(struct dev *d)
 		/* Full: the oldest goes. */
 		if (d->stash[0].status != IBV_WC_WR_FLUSH_ERR)
 			printf("  (%s: stray completion wr_id %llu: %s)\n",
-			       d->name, (unsigned long long)d->stash[0].wr_id,
+			       d->v.name, (unsigned long long)d->stash[0].wr_id,
 			       ibv_wc_status_str(d->stash[0].status));
 		memmove(d->stash, d->stash + 1,
 			(STASH - 1) * sizeof(d->stash[0]));
 		d->nstash--;
 	}
-	n = ibv_poll_cq(d->cq, STASH - d->nstash, d->stash + d->nstash);
+	n = ibv_poll_cq(d->v.cq, STASH - d->nstash, d->stash + d->nstash);
 	if (n > 0)
 		d->nstash += n;
 	else
@@ -360,7 +344,7 @@ static void drain(struct dev *d)
 		for (i = 0; i < d->nstash; i++)
 			if (d->stash[i].status != IBV_WC_WR_FLUSH_ERR)
 				printf("  (%s: stray completion wr_id %llu: %s)\n",
-				       d->name,
+				       d->v.name,
 				       (unsigned long long)d->stash[i].wr_id,
 				       ibv_wc_status_str(d->stash[i].status));
 		d->nstash = 0;
@@ -941,7 +925,7 @@ static void check_create_mkey(void)
 	k = virtio_rdmadv_create_mkey(&a);
 	vt_check(!k, "create_mkey without a PD: refused (%s)",
 		 k ? "created" : vt_errname(errno));
-	a.pd = dm.pd;
+	a.pd = dm.v.pd;
 	a.create_flags = 1;
 	errno = 0;
 	k = virtio_rdmadv_create_mkey(&a);
@@ -999,7 +983,7 @@ static void check_create_qp(void)
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		errno = 0;
-		qp = qp_dv_try(dm.pd, IBV_QPT_RC, bad[i].comp_mask,
+		qp = qp_dv_try(dm.v.pd, IBV_QPT_RC, bad[i].comp_mask,
 			       bad[i].dv_mask, bad[i].dv_ops);
 		vt_check(!qp && (!bad[i].err || errno == bad[i].err),
 			 "create_qp %s: refused%s%s (%s)", bad[i].what,
@@ -1170,7 +1154,7 @@ static void misuse_one(int m, struct virtio_rdmadv_mkey *k8,
 
 static void check_misuse(struct virtio_rdmadv_mkey *k8)
 {
-	struct virtio_rdmadv_mkey *k2 = mkey_new(dm.pd, 2);
+	struct virtio_rdmadv_mkey *k2 = mkey_new(dm.v.pd, 2);
 	struct ibv_wc wc = {};
 	uint64_t wid, cid;
 	uint8_t was[64];
@@ -1730,7 +1714,7 @@ static void exp_conf_err(struct virtio_rdmadv_mkey *k, const struct conf *c,
 
 static void check_conf_errors(struct virtio_rdmadv_mkey *k)
 {
-	struct virtio_rdmadv_mkey *other = mkey_new(dm.pd, 2);
+	struct virtio_rdmadv_mkey *other = mkey_new(dm.v.pd, 2);
 	struct ibv_wc wc;
 	struct layout l;
 	struct conf c;
@@ -1786,15 +1770,15 @@ static void setup_pairs(void)
 {
 	struct ibv_ah_attr aha = {};
 
-	rc.m = qp_dv_try(dm.pd, IBV_QPT_RC,
+	rc.m = qp_dv_try(dm.v.pd, IBV_QPT_RC,
 			 IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
 			 VIRTIO_RDMADV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS,
 			 VIRTIO_RDMADV_QP_EX_WITH_MKEY_CONFIGURE);
-	uc.m = qp_dv_try(dm.pd, IBV_QPT_UC,
+	uc.m = qp_dv_try(dm.v.pd, IBV_QPT_UC,
 			 IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
 			 VIRTIO_RDMADV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS,
 			 VIRTIO_RDMADV_QP_EX_WITH_MKEY_CONFIGURE);
-	ud.m = qp_dv_try(dm.pd, IBV_QPT_UD,
+	ud.m = qp_dv_try(dm.v.pd, IBV_QPT_UD,
 			 IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
 			 VIRTIO_RDMADV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS,
 			 VIRTIO_RDMADV_QP_EX_WITH_MKEY_CONFIGURE);
@@ -1807,8 +1791,8 @@ static void setup_pairs(void)
 	/* Plain extended QP of the other PD: its ops, but no mkey ones. */
 	{
 		struct ibv_qp_init_attr_ex a = {
-			.send_cq = dm.cq,
-			.recv_cq = dm.cq,
+			.send_cq = dm.v.cq,
+			.recv_cq = dm.v.cq,
 			.cap = { .max_send_wr = 16, .max_recv_wr = 8,
 				 .max_send_sge = 1, .max_recv_sge = 1 },
 			.qp_type = IBV_QPT_RC,
@@ -1818,7 +1802,7 @@ static void setup_pairs(void)
 			.send_ops_flags = m_ops(IBV_QPT_RC),
 		};
 
-		rc2.m = ibv_create_qp_ex(dm.ctx, &a);
+		rc2.m = ibv_create_qp_ex(dm.v.ctx, &a);
 		if (!rc2.m)
 			vt_die("ibv_create_qp_ex (other PD)");
 	}
@@ -1834,35 +1818,35 @@ static void setup_pairs(void)
 	if (!rc.dv || !uc.dv || !ud.dv)
 		exit(1);
 
-	rc.p = qp_plain(&dp, dp.pd, IBV_QPT_RC);
-	rc2.p = qp_plain(&dp, dp.pd, IBV_QPT_RC);
-	uc.p = qp_plain(&dp, dp.pd, IBV_QPT_UC);
-	ud.p = qp_plain(&dp, dp.pd, IBV_QPT_UD);
+	rc.p = qp_plain(&dp, dp.v.pd, IBV_QPT_RC);
+	rc2.p = qp_plain(&dp, dp.v.pd, IBV_QPT_RC);
+	uc.p = qp_plain(&dp, dp.v.pd, IBV_QPT_UC);
+	ud.p = qp_plain(&dp, dp.v.pd, IBV_QPT_UD);
 	pair_connect(&rc);
 	pair_connect(&rc2);
 	pair_connect(&uc);
 	pair_connect(&ud);
 
 	aha.is_global = 1;
-	aha.grh.dgid = dm.gid;
-	aha.grh.sgid_index = dp.gidx;
+	aha.grh.dgid = dm.v.gid;
+	aha.grh.sgid_index = dp.v.gidx;
 	aha.grh.hop_limit = 1;
 	aha.port_num = 1;
-	p_ah = ibv_create_ah(dp.pd, &aha);
+	p_ah = ibv_create_ah(dp.v.pd, &aha);
 	if (!p_ah)
 		vt_die("ibv_create_ah (P)");
 }
 
 static void check_foreign(void)
 {
-	struct virtio_rdmadv_mkey_init_attr a = { .pd = dp.pd,
+	struct virtio_rdmadv_mkey_init_attr a = { .pd = dp.v.pd,
 						  .max_entries = 2 };
 	struct virtio_rdmadv_mkey *k;
 
 	errno = 0;
 	k = virtio_rdmadv_create_mkey(&a);
 	vt_check(!k && errno == EOPNOTSUPP,
-		 "create_mkey on %s (no mkeys): EOPNOTSUPP (%s)", dp.name,
+		 "create_mkey on %s (no mkeys): EOPNOTSUPP (%s)", dp.v.name,
 		 k ? "created" : vt_errname(errno));
 }
 
@@ -1873,18 +1857,9 @@ int main(int argc, char **argv)
 	uint64_t t0 = vt_now_ms();
 	unsigned int i;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: %s DEV_M GIDX_M DEV_P GIDX_P\n", argv[0]);
-		return 2;
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	dm.name = argv[1];
-	dm.gidx = atoi(argv[2]);
-	dp.name = argv[3];
-	dp.gidx = atoi(argv[4]);
-	dev_open(&dm);
-	dev_open(&dp);
-	if (ibv_query_device(dm.ctx, &am) || ibv_query_device(dp.ctx, &ap))
+	vt_dev_args(argc, argv, "usage: %s DEV_M GIDX_M DEV_P GIDX_P\n", 256,
+		    &dm.v, &dp.v);
+	if (ibv_query_device(dm.v.ctx, &am) || ibv_query_device(dp.v.ctx, &ap))
 		vt_die("ibv_query_device");
 	atomics = am.atomic_cap != IBV_ATOMIC_NONE &&
 		  ap.atomic_cap != IBV_ATOMIC_NONE;
@@ -1892,28 +1867,28 @@ int main(int argc, char **argv)
 		qp_access |= RA;
 		all_rights |= RA;
 	}
-	printf("M %s: max_sge %d, atomics %d; P %s: atomics %d\n", dm.name,
-	       am.max_sge, am.atomic_cap, dp.name, ap.atomic_cap);
-	pd2 = ibv_alloc_pd(dm.ctx);
+	printf("M %s: max_sge %d, atomics %d; P %s: atomics %d\n", dm.v.name,
+	       am.max_sge, am.atomic_cap, dp.v.name, ap.atomic_cap);
+	pd2 = ibv_alloc_pd(dm.v.ctx);
 	if (!pd2)
 		vt_die("ibv_alloc_pd");
-	region_init(&r0, dm.pd, LW, 1);
-	region_init(&r1, dm.pd, LW, 2);
-	region_init(&r2, dm.pd, LW, 3);
-	region_init(&rnw, dm.pd, 0, 4);
+	region_init(&r0, dm.v.pd, LW, 1);
+	region_init(&r1, dm.v.pd, LW, 2);
+	region_init(&r2, dm.v.pd, LW, 3);
+	region_init(&rnw, dm.v.pd, 0, 4);
 	region_init(&rx, pd2, LW, 5);
 	aux = buf_new(AUX_LEN);
-	aux_mr = ibv_reg_mr(dm.pd, aux, AUX_LEN, LW);
+	aux_mr = ibv_reg_mr(dm.v.pd, aux, AUX_LEN, LW);
 	pbuf = buf_new(P_LEN);
-	pmr = ibv_reg_mr(dp.pd, pbuf, P_LEN, LW | RW | RR);
+	pmr = ibv_reg_mr(dp.v.pd, pbuf, P_LEN, LW | RW | RR);
 	if (!aux_mr || !pmr)
 		vt_die("ibv_reg_mr");
 	setup_pairs();
 
 	check_create_mkey();				/* (a) */
 	check_create_qp();
-	ku = mkey_new(dm.pd, MAXE);
-	k = mkey_new(dm.pd, MAXE);
+	ku = mkey_new(dm.v.pd, MAXE);
+	k = mkey_new(dm.v.pd, MAXE);
 	check_misuse(ku);
 	check_unconfigured(ku);				/* (b) */
 	mkey_free(ku, "never configured");
@@ -1926,7 +1901,7 @@ int main(int argc, char **argv)
 	check_send_inv(k);				/* (i) */
 	check_conf_errors(k);				/* (j) */
 	mkey_free(k, "configured");
-	if (strncmp(dp.name, "virtio_rdma", 11))	/* (k) */
+	if (strncmp(dp.v.name, "virtio_rdma", 11))	/* (k) */
 		check_foreign();
 
 	ibv_destroy_ah(p_ah);
@@ -1942,13 +1917,13 @@ int main(int argc, char **argv)
 		ibv_dereg_mr(regions[i]->mr);
 	ibv_dereg_mr(aux_mr);
 	ibv_dereg_mr(pmr);
-	ibv_destroy_cq(dm.cq);
-	ibv_destroy_cq(dp.cq);
+	ibv_destroy_cq(dm.v.cq);
+	ibv_destroy_cq(dp.v.cq);
 	ibv_dealloc_pd(pd2);
-	ibv_dealloc_pd(dm.pd);
-	ibv_dealloc_pd(dp.pd);
-	ibv_close_device(dm.ctx);
-	ibv_close_device(dp.ctx);
+	ibv_dealloc_pd(dm.v.pd);
+	ibv_dealloc_pd(dp.v.pd);
+	ibv_close_device(dm.v.ctx);
+	ibv_close_device(dp.v.ctx);
 	printf("mkey_check: %d checks, %d failures, %llu ms\n", vt_checks,
 	       vt_failures, (unsigned long long)(vt_now_ms() - t0));
 	return vt_failures ? 1 : 0;

@@ -50,15 +50,6 @@
 #define NO_WC		(-1)
 #define NO_POST		(-2)
 
-struct dev {
-	const char *name;
-	int gidx;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	union ibv_gid gid;
-};
-
 /* Memory of W that P may reach through windows, and what it must hold. */
 struct region {
 	const char *name;
@@ -67,7 +58,7 @@ struct region {
 	uint8_t want[BUF_LEN];
 };
 
-static struct dev dw, dp;
+static struct vt_dev dw, dp;
 static struct ibv_qp *wq[NPAIR], *pq[NPAIR];
 static struct region rw = { .name = "W's buffer" };
 static struct region r9 = { .name = "W's second buffer" };
@@ -77,17 +68,6 @@ static uint64_t next_wr_id = 1;
 static unsigned int seq;
 static int post_err;
 static bool w_rxe;	/* W is rdma_rxe: its known departures are accepted */
-
-static void dev_open(struct dev *d)
-{
-	d->ctx = vt_open_device(d->name);
-	d->pd = ibv_alloc_pd(d->ctx);
-	d->cq = ibv_create_cq(d->ctx, 64, NULL, NULL, 0);
-	if (!d->pd || !d->cq)
-		vt_die("pd/cq");
-	if (ibv_query_gid(d->ctx, 1, d->gidx, &d->gid))
-		vt_die("ibv_query_gid");
-}
 
 static uint8_t *buf_new(size_t len)
 {
@@ -113,7 +93,7 @@ static void region_init(struct region *r, unsigned int salt)
 		vt_die("ibv_reg_mr LOCAL_WRITE | MW_BIND");
 }
 
-static struct ibv_qp *qp_new(struct dev *d)
+static struct ibv_qp *qp_new(struct vt_dev *d)
 {
 	struct ibv_qp_init_attr a = {
 		.send_cq = d->cq,
@@ -133,7 +113,7 @@ static struct ibv_qp *qp_new(struct dev *d)
 	return qp;
 }
 
-static void qp_rts(struct ibv_qp *qp, struct dev *self, struct dev *peer,
+static void qp_rts(struct ibv_qp *qp, struct vt_dev *self, struct vt_dev *peer,
 		   uint32_t dqpn)
 {
 	struct vt_conn c = {
@@ -154,7 +134,7 @@ static void pair_connect(int i)
 }
 
 /* Takes what is left on @d's CQ: flushed WQEs of a QP that went to ERR. */
-static void drain(struct dev *d)
+static void drain(struct vt_dev *d)
 {
 	struct ibv_wc wc[16];
 	int n, i;
@@ -186,7 +166,7 @@ static void pair_reset(int i)
 }
 
 /* The completion of WR @wr_id on @d's CQ, within WAIT_MS. */
-static bool wait_wc(struct dev *d, uint64_t wr_id, struct ibv_wc *wc)
+static bool wait_wc(struct vt_dev *d, uint64_t wr_id, struct ibv_wc *wc)
 {
 	uint64_t end = vt_now_ms() + WAIT_MS;
 	int r;
@@ -210,7 +190,7 @@ static bool wait_wc(struct dev *d, uint64_t wr_id, struct ibv_wc *wc)
 }
 
 /* How many completions @d's CQ gets in @ms. */
-static int quiet_for(struct dev *d, int ms)
+static int quiet_for(struct vt_dev *d, int ms)
 {
 	uint64_t end = vt_now_ms() + ms;
 	struct ibv_wc wc;
@@ -256,7 +236,7 @@ static bool rxe_flushed(int s, const char *what)
  * Posts @wr, signaled, on @qp of @d and waits for its completion (in @wc):
  * its status, NO_POST or NO_WC.
  */
-static int post_wait(struct dev *d, struct ibv_qp *qp, struct ibv_send_wr *wr,
+static int post_wait(struct vt_dev *d, struct ibv_qp *qp, struct ibv_send_wr *wr,
 		     struct ibv_wc *wc)
 {
 	struct ibv_send_wr *bad;
@@ -1006,19 +986,10 @@ int main(int argc, char **argv)
 	uint64_t t0 = vt_now_ms();
 	int i;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: %s DEV_W GIDX_W DEV_P GIDX_P\n"
-			"  DEV_W owns the memory and its windows, DEV_P accesses them\n",
-			argv[0]);
-		return 2;
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	dw.name = argv[1];
-	dw.gidx = atoi(argv[2]);
-	dp.name = argv[3];
-	dp.gidx = atoi(argv[4]);
-	dev_open(&dw);
-	dev_open(&dp);
+	vt_dev_args(argc, argv,
+		    "usage: %s DEV_W GIDX_W DEV_P GIDX_P\n"
+		    "  DEV_W owns the memory and its windows, DEV_P accesses them\n",
+		    64, &dw, &dp);
 	w_rxe = !strncmp(ibv_get_device_name(dw.ctx->device), "rxe", 3);
 	printf("mw_check: windows on %s (gid index %d), accessed by %s (gid index %d)\n",
 	       dw.name, dw.gidx, dp.name, dp.gidx);

@@ -35,31 +35,20 @@
 #define UD_QKEY		0x11111111
 
 struct dev {
-	const char *name;
-	int gidx;
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	union ibv_gid gid;
+	struct vt_dev v;
 	uint8_t *buf;
 	struct ibv_mr *mr;
 };
 
 static struct dev da, db;
 
-static void dev_open(struct dev *d)
+/* Receive and send slots of an opened device. */
+static void dev_slots(struct dev *d)
 {
-	d->ctx = vt_open_device(d->name);
-	d->pd = ibv_alloc_pd(d->ctx);
-	d->cq = ibv_create_cq(d->ctx, 256, NULL, NULL, 0);
-	if (!d->pd || !d->cq)
-		vt_die("pd/cq");
-	if (ibv_query_gid(d->ctx, 1, d->gidx, &d->gid))
-		vt_die("ibv_query_gid");
 	d->buf = calloc(NSLOT, SLOT);
 	if (!d->buf)
 		vt_die("calloc");
-	d->mr = ibv_reg_mr(d->pd, d->buf, NSLOT * SLOT,
+	d->mr = ibv_reg_mr(d->v.pd, d->buf, NSLOT * SLOT,
 			   IBV_ACCESS_LOCAL_WRITE);
 	if (!d->mr)
 		vt_die("ibv_reg_mr");
@@ -69,8 +58,8 @@ static struct ibv_qp *qp_new(struct dev *d, enum ibv_qp_type type,
 			     struct ibv_srq *srq)
 {
 	struct ibv_qp_init_attr a = {
-		.send_cq = d->cq,
-		.recv_cq = d->cq,
+		.send_cq = d->v.cq,
+		.recv_cq = d->v.cq,
 		.srq = srq,
 		.cap = {
 			.max_send_wr = 32,
@@ -80,7 +69,7 @@ static struct ibv_qp *qp_new(struct dev *d, enum ibv_qp_type type,
 		},
 		.qp_type = type,
 	};
-	struct ibv_qp *qp = ibv_create_qp(d->pd, &a);
+	struct ibv_qp *qp = ibv_create_qp(d->v.pd, &a);
 
 	if (!qp)
 		vt_die("ibv_create_qp");
@@ -91,8 +80,8 @@ static void qp_rts(struct ibv_qp *qp, struct dev *self, struct dev *peer,
 		   uint32_t dqpn)
 {
 	struct vt_conn c = {
-		.dgid = peer->gid,
-		.sgid_index = self->gidx,
+		.dgid = peer->v.gid,
+		.sgid_index = self->v.gidx,
 		.dqpn = dqpn,
 		.psn = 0x100,
 		.qkey = UD_QKEY,
@@ -164,7 +153,7 @@ static int poll_n(struct dev *d, struct ibv_wc *wc, int n, int ms)
 	int got = 0, r;
 
 	while (got < n && vt_now_ms() < end) {
-		r = ibv_poll_cq(d->cq, n - got, wc + got);
+		r = ibv_poll_cq(d->v.cq, n - got, wc + got);
 		if (r < 0)
 			return got;
 		got += r;
@@ -175,11 +164,11 @@ static int poll_n(struct dev *d, struct ibv_wc *wc, int n, int ms)
 /* The next async event of @d within @ms, or false. */
 static bool next_event(struct dev *d, struct ibv_async_event *ev, int ms)
 {
-	struct pollfd pfd = { .fd = d->ctx->async_fd, .events = POLLIN };
+	struct pollfd pfd = { .fd = d->v.ctx->async_fd, .events = POLLIN };
 
 	if (poll(&pfd, 1, ms) <= 0)
 		return false;
-	if (ibv_get_async_event(d->ctx, ev))
+	if (ibv_get_async_event(d->v.ctx, ev))
 		return false;
 	ibv_ack_async_event(ev);
 	return true;
@@ -257,20 +246,13 @@ int main(int argc, char **argv)
 	unsigned int msg = 0;
 	int i, err;
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: %s DEV_A GIDX_A DEV_B GIDX_B\n", argv[0]);
-		return 2;
-	}
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	da.name = argv[1];
-	da.gidx = atoi(argv[2]);
-	db.name = argv[3];
-	db.gidx = atoi(argv[4]);
-	dev_open(&da);
-	dev_open(&db);
+	vt_dev_args(argc, argv, "usage: %s DEV_A GIDX_A DEV_B GIDX_B\n", 256,
+		    &da.v, &db.v);
+	dev_slots(&da);
+	dev_slots(&db);
 
 	/* Limits */
-	if (ibv_query_device(da.ctx, &attr))
+	if (ibv_query_device(da.v.ctx, &attr))
 		vt_die("ibv_query_device");
 	vt_check(attr.max_srq > 0 && attr.max_srq_wr >= SRQ_WR &&
 	      attr.max_srq_sge >= 1, "limits: max_srq %d max_srq_wr %d max_srq_sge %d",
@@ -279,22 +261,22 @@ int main(int argc, char **argv)
 	/* Bad sizes and limits */
 	sa.attr.max_wr = attr.max_srq_wr + 1;
 	sa.attr.max_sge = 1;
-	bad = ibv_create_srq(da.pd, &sa);
+	bad = ibv_create_srq(da.v.pd, &sa);
 	vt_check(!bad && errno == EINVAL, "max_wr above max_srq_wr: EINVAL (%s)",
 	      bad ? "created" : strerror(errno));
 	sa.attr.max_wr = SRQ_WR;
 	sa.attr.max_sge = attr.max_srq_sge + 1;
-	bad = ibv_create_srq(da.pd, &sa);
+	bad = ibv_create_srq(da.v.pd, &sa);
 	vt_check(!bad && errno == EINVAL, "max_sge above max_srq_sge: EINVAL (%s)",
 	      bad ? "created" : strerror(errno));
 	sa.attr.max_sge = 1;
 	sa.attr.srq_limit = SRQ_WR + 1;
-	bad = ibv_create_srq(da.pd, &sa);
+	bad = ibv_create_srq(da.v.pd, &sa);
 	vt_check(!bad && errno == EINVAL, "srq_limit above max_wr: EINVAL (%s)",
 	      bad ? "created" : strerror(errno));
 
 	sa.attr.srq_limit = 0;
-	srq = ibv_create_srq(da.pd, &sa);
+	srq = ibv_create_srq(da.v.pd, &sa);
 	if (!srq)
 		vt_die("ibv_create_srq");
 	vt_check(sa.attr.max_wr >= SRQ_WR && sa.attr.max_sge >= 1,
@@ -381,11 +363,11 @@ int main(int argc, char **argv)
 	qp_rts(ua, &da, &db, 0);
 	qp_rts(ub, &db, &da, 0);
 	aha.is_global = 1;
-	aha.grh.dgid = da.gid;
-	aha.grh.sgid_index = db.gidx;
+	aha.grh.dgid = da.v.gid;
+	aha.grh.sgid_index = db.v.gidx;
 	aha.grh.hop_limit = 1;
 	aha.port_num = 1;
-	ah = ibv_create_ah(db.pd, &aha);
+	ah = ibv_create_ah(db.v.pd, &aha);
 	if (!ah)
 		vt_die("ibv_create_ah");
 	for (i = 0; i < 3; i++)
@@ -406,12 +388,12 @@ int main(int argc, char **argv)
 
 	ibv_dereg_mr(da.mr);
 	ibv_dereg_mr(db.mr);
-	ibv_destroy_cq(da.cq);
-	ibv_destroy_cq(db.cq);
-	ibv_dealloc_pd(da.pd);
-	ibv_dealloc_pd(db.pd);
-	ibv_close_device(da.ctx);
-	ibv_close_device(db.ctx);
+	ibv_destroy_cq(da.v.cq);
+	ibv_destroy_cq(db.v.cq);
+	ibv_dealloc_pd(da.v.pd);
+	ibv_dealloc_pd(db.v.pd);
+	ibv_close_device(da.v.ctx);
+	ibv_close_device(db.v.ctx);
 	printf("srq_check: %d checks, %d failures\n", vt_checks, vt_failures);
 	return vt_failures ? 1 : 0;
 }
