@@ -22,7 +22,7 @@ VRDMA_CONFIG_DRIVER := CONFIG_INFINIBAND_VIRTIO_RDMA=m CONFIG_INFINIBAND_VIRTIO_
 VRDMA_CONFIG := $(VRDMA_CONFIG_DRIVER) CONFIG_VDPA_RDMA=m CONFIG_VDPA_RDMA_FAULTS=y \
 	CONFIG_INFINIBAND_VIRTIO_RDMA_KUNIT_TEST=m CONFIG_VDPA_RDMA_KUNIT_TEST=m
 
-.PHONY: all kernel modules modules-locked user install demo check fuzz bench soak sparse compat61 checkpatch clean
+.PHONY: all kernel modules modules-locked user install demo check fuzz bench soak sparse compat61 dkms-src dkms checkpatch clean
 
 all: modules user
 
@@ -103,6 +103,29 @@ compat61:
 		drivers/infiniband/hw/virtio_rdma $(B)/obj-61/
 	$(MAKE) -C $(K61) M=$(B)/obj-61 VRDMA_DIRS=drivers/infiniband/hw/virtio_rdma/ \
 		$(VRDMA_CONFIG_DRIVER) modules
+
+# DKMS: the guest driver's sources and tools/dkms/dkms.conf as DKMS wants them
+# (without the KUnit suites); 'make dkms' (as root) installs them under /usr/src
+# and has DKMS build and install the module for the running kernel and every
+# kernel installed later.  tools/dkms/check builds it in trees of its own.
+DKMS_NAME := virtio-rdma
+DKMS_VERSION := 1.0
+DKMS_SRC := $(B)/dkms/$(DKMS_NAME)-$(DKMS_VERSION)
+
+dkms-src:
+	@rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
+	@rsync -aR --prune-empty-dirs --include='*/' --include='Kbuild' \
+		--exclude='*_test.c' --include='*.[ch]' --exclude='*' Kbuild \
+		include/uapi drivers/infiniband/hw/virtio_rdma $(DKMS_SRC)/
+	@sed 's/@VERSION@/$(DKMS_VERSION)/' tools/dkms/dkms.conf > $(DKMS_SRC)/dkms.conf
+	@echo $(DKMS_SRC)
+
+dkms: dkms-src
+	rm -rf /usr/src/$(DKMS_NAME)-$(DKMS_VERSION)
+	cp -r $(DKMS_SRC) /usr/src/
+	dkms remove $(DKMS_NAME)/$(DKMS_VERSION) --all > /dev/null 2>&1 || true
+	dkms add -m $(DKMS_NAME) -v $(DKMS_VERSION)
+	dkms install -m $(DKMS_NAME) -v $(DKMS_VERSION)
 
 # Only the compat header, which keeps the guest driver building on 6.1 (see
 # compat61), may test LINUX_VERSION_CODE.
