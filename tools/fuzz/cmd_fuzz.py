@@ -59,11 +59,14 @@ LIST_PAGE, INDIRECT_PAGE = 0, 1         # page lists; never rings
 RING_PAGES = range(2, NPAGES)
 MAX_LIVE = 24                           # per kind: keeps the tables from filling
 
-KINDS = ('qp', 'srq', 'mr', 'cq', 'pd', 'gid')     # the order they are destroyed in
+KINDS = ('qp', 'srq', 'mw', 'mr', 'cq', 'pd', 'gid')     # the order they are destroyed in
 DESTROY_OF = {'pd': 'DESTROY_PD', 'mr': 'DEREG_MR', 'cq': 'DESTROY_CQ',
-              'qp': 'DESTROY_QP', 'srq': 'DESTROY_SRQ', 'gid': 'DEL_GID'}
+              'qp': 'DESTROY_QP', 'srq': 'DESTROY_SRQ', 'gid': 'DEL_GID',
+              'mw': 'DEALLOC_MW'}
 KIND_OF_DESTROY = {v: k for k, v in DESTROY_OF.items()}
+# Indirect memory keys are MRs to the device (DEREG_MR destroys them).
 CREATES = {'CREATE_PD': 'pd', 'GET_DMA_MR': 'mr', 'CREATE_MR': 'mr', 'ALLOC_MR': 'mr',
+           'ALLOC_MW': 'mw', 'CREATE_MKEY': 'mr',
            'CREATE_CQ': 'cq', 'CREATE_QP': 'qp', 'CREATE_SRQ': 'srq'}
 # Commands whose first request word is a handle that must be live for OK.
 HANDLE_CMDS = {'MODIFY_QP': 'qp', 'QUERY_QP': 'qp', 'RESIZE_CQ': 'cq', 'MODIFY_SRQ': 'srq',
@@ -78,7 +81,8 @@ REQ = {'QUERY_PORT': 'query_port_req', 'DESTROY_PD': 'destroy_pd_req',
        'DESTROY_QP': 'destroy_qp_req', 'ADD_GID': 'add_gid_req', 'DEL_GID': 'del_gid_req',
        'CREATE_SRQ': 'create_srq_req', 'MODIFY_SRQ': 'modify_srq_req',
        'QUERY_SRQ': 'query_srq_req', 'DESTROY_SRQ': 'destroy_srq_req',
-       'RESIZE_CQ': 'resize_cq_req'}
+       'RESIZE_CQ': 'resize_cq_req', 'ALLOC_MW': 'alloc_mw_req',
+       'DEALLOC_MW': 'dealloc_mw_req', 'CREATE_MKEY': 'create_mkey_req'}
 
 
 def req_size(name):
@@ -283,6 +287,15 @@ class Fuzz:
                                           max_pages=self.pick(1, 16, frpl, 0, frpl + 1, self.u32()),
                                           page_list_addr=pla)
 
+    def gen_alloc_mw(self):
+        return ABI.s('alloc_mw_req').pack(pd_handle=self.handle('pd'),
+                                          type=self.pick(1, 2, 0, 3, self.r.randrange(256)),
+                                          reserved=self.pick(b'\0\0\0', b'\0\1\0'))
+
+    def gen_create_mkey(self):
+        return ABI.s('create_mkey_req').pack(pd_handle=self.handle('pd'),
+                                             max_entries=self.pick(1, 8, 0, 9, self.u32()))
+
     def gen_create_cq(self):
         depth = self.depth(self.s.lim['max_cqe'])
         addr, size = self.ring(ci.CTL + (depth % (1 << 12)) * ci.CQE.size)
@@ -388,7 +401,8 @@ class Fuzz:
                'RESIZE_CQ': self.gen_resize_cq, 'CREATE_QP': self.gen_create_qp,
                'MODIFY_QP': self.gen_modify_qp, 'QUERY_QP': self.gen_query_qp,
                'ADD_GID': self.gen_add_gid, 'CREATE_SRQ': self.gen_create_srq,
-               'MODIFY_SRQ': self.gen_modify_srq, 'QUERY_SRQ': self.gen_query_srq}
+               'MODIFY_SRQ': self.gen_modify_srq, 'QUERY_SRQ': self.gen_query_srq,
+               'ALLOC_MW': self.gen_alloc_mw, 'CREATE_MKEY': self.gen_create_mkey}
         if name in KIND_OF_DESTROY:
             return self.gen_destroy(KIND_OF_DESTROY[name])
         return gen[name]()

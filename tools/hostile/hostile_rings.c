@@ -1158,10 +1158,15 @@ static void case_ud_av(const char *name, enum av_lie lie)
 }
 
 static const struct bad_wqe bad_wqes[] = {
-	{ "sq-unknown-opcode", 8, 0, 1, 0, SGE_GOOD,
+	/* 10 (IB_WR_LSO) is no opcode of the device. */
+	{ "sq-unknown-opcode", 10, 0, 1, 0, SGE_GOOD,
 	  IBV_WC_LOC_QP_OP_ERR, true },
 	{ "sq-reg-mr-garbage", VIRTIO_RDMA_WR_REG_MR, 0, 0, 0, SGE_NONE,
 	  IBV_WC_LOC_QP_OP_ERR, false },
+	{ "sq-bind-mw-garbage", VIRTIO_RDMA_WR_BIND_MW, 0, 0, 0, SGE_NONE,
+	  IBV_WC_MW_BIND_ERR, false },
+	{ "sq-mkey-configure-garbage", VIRTIO_RDMA_WR_MKEY_CONFIGURE, 0, 1, 0,
+	  SGE_GOOD, IBV_WC_LOC_QP_OP_ERR, false },
 	{ "sq-local-inv-not-fastreg", VIRTIO_RDMA_WR_LOCAL_INV, 0, 0, 0,
 	  SGE_NONE, IBV_WC_LOC_QP_OP_ERR, false },
 	{ "sq-num-sge-over-qp-max", VIRTIO_RDMA_WR_SEND, 0, NSGE_QP_MAX, 0,

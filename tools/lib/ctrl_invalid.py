@@ -71,14 +71,15 @@ def rq_stride(shift):
 DESTROY = {CMD['CREATE_PD']: CMD['DESTROY_PD'], CMD['GET_DMA_MR']: CMD['DEREG_MR'],
            CMD['CREATE_MR']: CMD['DEREG_MR'], CMD['ALLOC_MR']: CMD['DEREG_MR'],
            CMD['CREATE_CQ']: CMD['DESTROY_CQ'], CMD['CREATE_QP']: CMD['DESTROY_QP'],
-           CMD['CREATE_SRQ']: CMD['DESTROY_SRQ']}
+           CMD['CREATE_SRQ']: CMD['DESTROY_SRQ'], CMD['ALLOC_MW']: CMD['DEALLOC_MW'],
+           CMD['CREATE_MKEY']: CMD['DEREG_MR']}
 # The response struct of each command that has a response body.
 RESP = {'QUERY_DEVICE': 'query_device_resp', 'QUERY_PORT': 'query_port_resp',
         'CREATE_PD': 'create_pd_resp', 'GET_DMA_MR': 'mr_resp', 'CREATE_MR': 'mr_resp',
         'ALLOC_MR': 'mr_resp', 'CREATE_CQ': 'create_cq_resp',
         'CREATE_QP': 'create_qp_resp', 'QUERY_QP': 'query_qp_resp',
         'QUERY_STATS': 'query_stats_resp', 'CREATE_SRQ': 'create_srq_resp',
-        'QUERY_SRQ': 'query_srq_resp'}
+        'QUERY_SRQ': 'query_srq_resp', 'ALLOC_MW': 'alloc_mw_resp', 'CREATE_MKEY': 'mr_resp'}
 
 
 def st(code):
@@ -304,7 +305,9 @@ def check_mr(s):
     def dma_mr(pd, access):
         return s.req('get_dma_mr_req', pd_handle=pd, access_flags=access)
 
-    for acc, why in ((0x10, 'unknown access bit 0x10'), (0x80000000, 'unknown access bit 31'),
+    # 0x20 (ZERO_BASED) is a window right, never an MR's; 0x40 is no right at all.
+    for acc, why in ((0x20, 'ZERO_BASED (windows only)'), (0x40, 'unknown access bit 0x40'),
+                     (0x80000000, 'unknown access bit 31'),
                      (ACC['REMOTE_WRITE'], 'REMOTE_WRITE without LOCAL_WRITE'),
                      (ACC['REMOTE_ATOMIC'], 'REMOTE_ATOMIC without LOCAL_WRITE')):
         s.expect(f'GET_DMA_MR {why}', INVAL, 'GET_DMA_MR', dma_mr(pd, acc))
@@ -375,6 +378,49 @@ def check_mr(s):
     for handle in (0, 0xffffff, 0xffffffff):
         s.expect(f'DEREG_MR handle {handle:#x}', NOENT, 'DEREG_MR', h(handle))
     s.expect('DESTROY_PD with an MR', BUSY, 'DESTROY_PD', h(pd))
+
+
+# --- memory windows and indirect memory keys -----------------------------------------
+def check_mw_mkey(s):
+    """ALLOC_MW / DEALLOC_MW (VIRTIO_RDMA_F_MW) and CREATE_MKEY
+    (VIRTIO_RDMA_F_INDIRECT_MKEY): arguments, the shared key space (no
+    window handle is an MR's and none of an MR a window's), DEREG_MR of an
+    indirect key, and an MR that windows may bind to."""
+    print('--- MW, MKEY')
+    pd, shift = s.pd, ABI.c('KEY_INDEX_SHIFT')
+
+    def alloc_mw(pd=pd, t=ABI.c('MW_TYPE_2'), reserved=b'\0\0\0'):
+        return s.req('alloc_mw_req', pd_handle=pd, type=t, reserved=reserved)
+
+    s.expect('ALLOC_MW unknown PD', NOENT, 'ALLOC_MW', alloc_mw(pd=0xfffff0))
+    for t in (0, 3, 255):
+        s.expect(f'ALLOC_MW type {t}', INVAL, 'ALLOC_MW', alloc_mw(t=t))
+    s.expect('ALLOC_MW reserved byte', INVAL, 'ALLOC_MW', alloc_mw(reserved=b'\0\1\0'))
+    w1 = s.expect('ALLOC_MW type 1', OK, 'ALLOC_MW', alloc_mw(t=ABI.c('MW_TYPE_1')))
+    w2 = s.expect('ALLOC_MW type 2', OK, 'ALLOC_MW', alloc_mw())
+    s.check('ALLOC_MW rkey index is the handle', (w1['mw_handle'], w2['mw_handle']),
+            (w1['rkey'] >> shift, w2['rkey'] >> shift))
+    mr = s.expect('GET_DMA_MR with MW_BIND', OK, 'GET_DMA_MR',
+                  s.req('get_dma_mr_req', pd_handle=pd,
+                        access_flags=LOCAL_WRITE | ACC['MW_BIND']))
+    s.expect('DEREG_MR of a window', NOENT, 'DEREG_MR', h(w1['mw_handle']))
+    s.expect('DEALLOC_MW of an MR', NOENT, 'DEALLOC_MW', h(mr['mr_handle']))
+    s.expect('DEALLOC_MW type 1', OK, 'DEALLOC_MW', h(w1['mw_handle']))
+    s.expect('DEALLOC_MW again', NOENT, 'DEALLOC_MW', h(w1['mw_handle']))
+    s.expect('DEALLOC_MW type 2', OK, 'DEALLOC_MW', h(w2['mw_handle']))
+    s.expect('DEREG_MR (MW_BIND)', OK, 'DEREG_MR', h(mr['mr_handle']))
+
+    def mkey(pd=pd, n=8):
+        return s.req('create_mkey_req', pd_handle=pd, max_entries=n)
+
+    s.expect('CREATE_MKEY unknown PD', NOENT, 'CREATE_MKEY', mkey(pd=0xfffff0))
+    for n in (0, s.lim['max_mkey_entries'] + 1, 0xffffffff):
+        s.expect(f'CREATE_MKEY max_entries {n}', INVAL, 'CREATE_MKEY', mkey(n=n))
+    k = s.expect('CREATE_MKEY', OK, 'CREATE_MKEY', mkey())
+    s.check('CREATE_MKEY lkey == rkey, index << 8 | key byte',
+            (k['mr_handle'], k['mr_handle']), (k['lkey'] >> shift, k['rkey'] >> shift))
+    s.expect('DEALLOC_MW of an indirect key', NOENT, 'DEALLOC_MW', h(k['mr_handle']))
+    s.expect('DEREG_MR of an indirect key', OK, 'DEREG_MR', h(k['mr_handle']))
 
 
 # --- CREATE_CQ, DESTROY_CQ -------------------------------------------------------
@@ -837,7 +883,7 @@ def check_cleanup(s):
     s.check('every object this script created is destroyed', [], s.alive)
 
 
-SECTIONS = (check_chain_shape, check_port_and_gids, check_pd, check_mr, check_cq,
+SECTIONS = (check_chain_shape, check_port_and_gids, check_pd, check_mr, check_mw_mkey, check_cq,
             check_create_qp, check_modify_qp, check_flush_on_err, check_cq_overflow,
             check_ud_qkey, check_cq_resize, check_srq, check_nospc, check_cleanup)
 

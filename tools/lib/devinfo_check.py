@@ -36,6 +36,9 @@ ABI = Abi.load()
 IBV_DEVICE_CAP = {'MEM_MGT_EXTENSIONS': 1 << 21, 'RC_RNR_NAK_GEN': 1 << 12,
                   'PORT_ACTIVE_EVENT': 1 << 10, 'SYS_IMAGE_GUID': 1 << 11,
                   'CURR_QP_STATE_MOD': 1 << 7}
+# Not device caps but a feature: with VIRTIO_RDMA_F_MW (max_mw > 0) the driver
+# reports memory windows of types 1 and 2B.
+IBV_DEVICE_MEM_WINDOW = 1 << 17 | 1 << 24
 # VIRTIO_RDMA_PORT_CAP_* -> IBV_PORT_* (enum ibv_port_cap_flags)
 IBV_PORT_CAP = {'CM_SUP': 1 << 16, 'IP_BASED_GIDS': 1 << 26}
 
@@ -159,7 +162,7 @@ def compare(ibdev, raw, port_only=False):
                     'max_cq', 'max_cqe', 'max_mr', 'max_pd',
                     'max_qp_rd_atom', 'max_qp_init_rd_atom', 'max_ah',
                     'max_pkeys', 'local_ca_ack_delay', 'atomic_cap',
-                    'max_srq', 'max_srq_wr', 'max_srq_sge'):
+                    'max_srq', 'max_srq_wr', 'max_srq_sge', 'max_mw'):
             check_num(dev, key, key, d[key])
         # libibverbs' max_sge is the smaller of the send and receive limits.
         check_num(dev, 'max_sge', 'max_sge',
@@ -168,7 +171,8 @@ def compare(ibdev, raw, port_only=False):
         check_num(dev, 'max_res_rd_atom', 'max_res_rd_atom',
                   d['max_qp_rd_atom'] * d['max_qp'])
         check_num(dev, 'device_cap_flags', 'device_cap_flags',
-                  map_bits(d['device_cap_flags'], DEV_CAPS))
+                  map_bits(d['device_cap_flags'], DEV_CAPS) |
+                  (IBV_DEVICE_MEM_WINDOW if d['max_mw'] else 0))
 
     for key in ('state', 'max_mtu', 'active_mtu', 'max_msg_sz',
                 'gid_tbl_len', 'pkey_tbl_len', 'active_width',
