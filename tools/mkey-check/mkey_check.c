@@ -261,22 +261,27 @@ static struct ibv_qp *qp_dv_try(struct ibv_pd *pd, enum ibv_qp_type type,
 	return virtio_rdmadv_create_qp(dm.v.ctx, &a, &dv);
 }
 
-static void pair_connect(struct pair *pp)
+/* How M's QP (@m) or P's QP of @pp connects to the other. */
+static struct vt_conn pair_conn(const struct pair *pp, bool m)
 {
 	struct vt_conn c = {
-		.dgid = dp.v.gid,
-		.sgid_index = dm.v.gidx,
-		.dqpn = pp->p->qp_num,
+		.dgid = m ? dp.v.gid : dm.v.gid,
+		.sgid_index = m ? dm.v.gidx : dp.v.gidx,
+		.dqpn = (m ? pp->p : pp->m)->qp_num,
 		.psn = 0x100,
 		.qkey = UD_QKEY,
 		.access = pp->m->qp_type == IBV_QPT_UC ? LW | RW : qp_access,
 	};
 
-	vt_qp_connect(pp->m, &c);
-	c.dgid = dm.v.gid;
-	c.sgid_index = dp.v.gidx;
-	c.dqpn = pp->m->qp_num;
-	vt_qp_connect(pp->p, &c);
+	return c;
+}
+
+static void pair_connect(struct pair *pp)
+{
+	struct vt_conn cm = pair_conn(pp, true), cp = pair_conn(pp, false);
+
+	vt_qp_connect(pp->m, &cm);
+	vt_qp_connect(pp->p, &cp);
 }
 
 /* ---------------------------------------------------- completions -- */
@@ -352,22 +357,49 @@ static void drain(struct dev *d)
 	}
 }
 
-/* After an error completion: both QPs of @pp through RESET to RTS. */
-static void pair_reset(struct pair *pp)
+/* One QP of @pp (M's if @m) through @to with its connection: 0 or errno. */
+static int pair_step(const struct pair *pp, bool m, enum ibv_qp_state to)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+	struct vt_conn c = pair_conn(pp, m);
+	struct ibv_qp *qp = m ? pp->m : pp->p;
+
+	if (to == IBV_QPS_RESET)
+		return ibv_modify_qp(qp, &a, IBV_QP_STATE);
+	return vt_qp_modify(qp, &c, to);
+}
+
+/*
+ * After an error completion: both QPs of @pp through RESET to RTS.  rxe
+ * moves a QP to ERR from its completer a little after it has delivered the
+ * error completion, and a RESET that comes in between is undone (INIT is
+ * then EINVAL): reset again until INIT holds, for at most a second.
+ */
+static void pair_reset(struct pair *pp)
+{
+	uint64_t end = vt_now_ms() + 1000;
 	int err;
 
-	err = ibv_modify_qp(pp->m, &a, IBV_QP_STATE);
+	for (;;) {
+		drain(&dm);
+		drain(&dp);
+		err = pair_step(pp, true, IBV_QPS_RESET) ?:
+		      pair_step(pp, true, IBV_QPS_INIT) ?:
+		      pair_step(pp, false, IBV_QPS_RESET) ?:
+		      pair_step(pp, false, IBV_QPS_INIT);
+		if (!err || vt_now_ms() > end)
+			break;
+		vt_sleep_us(20000);
+	}
 	if (!err)
-		err = ibv_modify_qp(pp->p, &a, IBV_QP_STATE);
+		err = pair_step(pp, true, IBV_QPS_RTR) ?:
+		      pair_step(pp, false, IBV_QPS_RTR) ?:
+		      pair_step(pp, true, IBV_QPS_RTS) ?:
+		      pair_step(pp, false, IBV_QPS_RTS);
 	if (err) {
 		errno = err;
-		vt_die("modify_qp RESET");
+		vt_die("modify_qp RESET to RTS");
 	}
-	drain(&dm);
-	drain(&dp);
-	pair_connect(pp);
 }
 
 static const char *st(int s)

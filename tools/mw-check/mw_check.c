@@ -113,24 +113,27 @@ static struct ibv_qp *qp_new(struct vt_dev *d)
 	return qp;
 }
 
-static void qp_rts(struct ibv_qp *qp, struct vt_dev *self, struct vt_dev *peer,
-		   uint32_t dqpn)
+/* How the QP of @self in pair @i connects to its peer's. */
+static struct vt_conn conn_of(int i, struct vt_dev *self)
 {
+	bool w = self == &dw;
 	struct vt_conn c = {
-		.dgid = peer->gid,
+		.dgid = (w ? &dp : &dw)->gid,
 		.sgid_index = self->gidx,
-		.dqpn = dqpn,
+		.dqpn = (w ? pq[i] : wq[i])->qp_num,
 		.psn = 0x100,
 		.access = RW,
 	};
 
-	vt_qp_connect(qp, &c);
+	return c;
 }
 
 static void pair_connect(int i)
 {
-	qp_rts(wq[i], &dw, &dp, pq[i]->qp_num);
-	qp_rts(pq[i], &dp, &dw, wq[i]->qp_num);
+	struct vt_conn cw = conn_of(i, &dw), cp = conn_of(i, &dp);
+
+	vt_qp_connect(wq[i], &cw);
+	vt_qp_connect(pq[i], &cp);
 }
 
 /* Takes what is left on @d's CQ: flushed WQEs of a QP that went to ERR. */
@@ -148,21 +151,60 @@ static void drain(struct vt_dev *d)
 }
 
 /* After an error completion: both QPs of pair @i through RESET to RTS. */
-static void pair_reset(int i)
+/* RESET, then INIT, of @self's QP in pair @i: 0 or an errno. */
+static int qp_reinit(int i, struct vt_dev *self)
 {
+	struct ibv_qp *qp = self == &dw ? wq[i] : pq[i];
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
-	int err;
+	struct vt_conn c = conn_of(i, self);
+	int err = ibv_modify_qp(qp, &a, IBV_QP_STATE);
 
-	err = ibv_modify_qp(wq[i], &a, IBV_QP_STATE);
+	return err ? err : vt_qp_modify(qp, &c, IBV_QPS_INIT);
+}
+
+/* INIT -> RTR -> RTS of @self's QP in pair @i; exits on a failure. */
+static void qp_rts(int i, struct vt_dev *self)
+{
+	struct ibv_qp *qp = self == &dw ? wq[i] : pq[i];
+	struct vt_conn c = conn_of(i, self);
+
+	int err = vt_qp_modify(qp, &c, IBV_QPS_RTR);
+
 	if (!err)
-		err = ibv_modify_qp(pq[i], &a, IBV_QP_STATE);
+		err = vt_qp_modify(qp, &c, IBV_QPS_RTS);
 	if (err) {
 		errno = err;
-		vt_die("modify_qp RESET");
+		vt_die("modify_qp RTR, RTS");
 	}
-	drain(&dw);
-	drain(&dp);
-	pair_connect(i);
+}
+
+/*
+ * After an error completion: both QPs of pair @i back to RTS.  rxe moves a
+ * QP to ERR from its completer a little after it has delivered the error
+ * completion, and a RESET that comes in between is undone (INIT is then
+ * EINVAL): reset again until INIT holds, for at most a second.
+ */
+static void pair_reset(int i)
+{
+	uint64_t end = vt_now_ms() + 1000;
+	int err;
+
+	for (;;) {
+		drain(&dw);
+		drain(&dp);
+		err = qp_reinit(i, &dw);
+		if (!err)
+			err = qp_reinit(i, &dp);
+		if (!err || vt_now_ms() > end)
+			break;
+		vt_sleep_us(20000);
+	}
+	if (err) {
+		errno = err;
+		vt_die("modify_qp RESET, INIT");
+	}
+	qp_rts(i, &dw);
+	qp_rts(i, &dp);
 }
 
 /* The completion of WR @wr_id on @d's CQ, within WAIT_MS. */
