@@ -467,6 +467,16 @@ static inline bool vdr_has_feature(struct vdr_dev *dev, unsigned int bit)
 	return dev->features & BIT_ULL(bit);
 }
 
+/*
+ * The MR, window or mkey a key names, by its index.  Caller holds
+ * rcu_read_lock(); the object may be dead or of another generation: check
+ * under its lock.
+ */
+static inline struct vdr_mr *vdr_key_lookup(struct vdr_dev *dev, u32 key)
+{
+	return xa_load(&dev->mrs, key >> VIRTIO_RDMA_KEY_INDEX_SHIFT);
+}
+
 static inline bool vdr_qp_is_ud(const struct vdr_qp *qp)
 {
 	return virtio_rdma_qpt_is_ud(qp->type);

@@ -36,12 +36,6 @@ static bool vdr_mr_in_bounds(const struct vdr_mr *mr, u64 addr, u64 len)
 	return off <= mr->length && len <= mr->length - off;
 }
 
-/* Caller holds rcu_read_lock(); the object may be dead: check under its lock. */
-static struct vdr_mr *vdr_key_lookup(struct vdr_dev *dev, u32 key)
-{
-	return xa_load(&dev->mrs, key >> VIRTIO_RDMA_KEY_INDEX_SHIFT);
-}
-
 /* The key checks (spec "Key checks") on a locked MR; 0 or VDR_MEM_*. */
 static int vdr_mr_check_locked(const struct vdr_mr *mr, struct vdr_pd *pd,
 			       u32 key, u32 access, u64 addr, u64 len)

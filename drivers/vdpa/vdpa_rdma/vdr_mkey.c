@@ -103,8 +103,7 @@ static int vdr_mkey_layout(struct vdr_dev *dev, struct vdr_pd *pd,
 		    check_add_overflow(span, (u64)out[i].count, &span))
 			return -EINVAL;
 		rcu_read_lock();
-		mr = xa_load(&dev->mrs,
-			     out[i].lkey >> VIRTIO_RDMA_KEY_INDEX_SHIFT);
+		mr = vdr_key_lookup(dev, out[i].lkey);
 		is_mr = mr && mr->kind != VDR_MKEY && !vdr_key_is_mw(mr->kind);
 		rcu_read_unlock();
 		if (!is_mr || vdr_mr_check(dev, pd, NULL, out[i].lkey, 0,
@@ -172,7 +171,7 @@ int vdr_mkey_configure(struct vdr_dev *dev, const struct vdr_qp *qp,
 
 	ret = -EINVAL;
 	rcu_read_lock();
-	mk = xa_load(&dev->mrs, key >> VIRTIO_RDMA_KEY_INDEX_SHIFT);
+	mk = vdr_key_lookup(dev, key);
 	if (!mk)
 		goto out;
 	spin_lock(&mk->lock);

@@ -41,7 +41,7 @@ static void vdr_mw_unbind_locked(struct vdr_dev *dev, struct vdr_mr *w)
 {
 	struct vdr_mr *mr;
 
-	mr = xa_load(&dev->mrs, w->mw_mr_key >> VIRTIO_RDMA_KEY_INDEX_SHIFT);
+	mr = vdr_key_lookup(dev, w->mw_mr_key);
 	if (!WARN_ON_ONCE(!mr))
 		atomic_dec(&mr->nr_mw);
 	w->valid = false;
@@ -108,14 +108,14 @@ int vdr_mw_bind(struct vdr_dev *dev, const struct vdr_qp *qp,
 		return -EINVAL;
 
 	rcu_read_lock();
-	w = xa_load(&dev->mrs, rkey >> VIRTIO_RDMA_KEY_INDEX_SHIFT);
+	w = vdr_key_lookup(dev, rkey);
 	if (!w)
 		goto out;
 	spin_lock(&w->lock);
 	if (!vdr_mw_bind_ok(w, qp, access, length))
 		goto unlock_w;
 	if (length) {
-		mr = xa_load(&dev->mrs, lkey >> VIRTIO_RDMA_KEY_INDEX_SHIFT);
+		mr = vdr_key_lookup(dev, lkey);
 		/* The kind never changes: checked before taking a second lock. */
 		if (!mr || vdr_key_is_mw(mr->kind) || mr->kind == VDR_MKEY)
 			goto unlock_w;
