@@ -371,7 +371,9 @@ class Fuzz:
 
     def gen_add_gid(self):
         r = self.r
-        gid = self.pick(bytes(10) + b'\xff\xff' + bytes([10, 9, r.randrange(256), r.randrange(256)]),
+        # The netdev's own address (accepted) or others (PERM).
+        gid = self.pick(ci.GID4,
+                        bytes(10) + b'\xff\xff' + bytes([10, 9, r.randrange(256), r.randrange(256)]),
                         bytes(r.getrandbits(8) for _ in range(16)))
         return ci.add_gid(self.handle('gid'), self.pick(2, 2, 1, 0, 3, self.u32()), gid)
 

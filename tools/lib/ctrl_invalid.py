@@ -25,6 +25,8 @@ Exit status: 0 all checks passed, 1 a check failed, 77 cannot run here.
 """
 import ctypes
 import mmap
+import os
+import socket
 import struct
 import sys
 
@@ -265,7 +267,11 @@ def check_chain_shape(s):
 
 
 # --- QUERY_PORT, ADD_GID, DEL_GID ---------------------------------------------
-GID4 = bytes(10) + b'\xff\xff' + bytes([10, 0, 0, 1])   # ::ffff:10.0.0.1
+# ADD_GID takes only the addresses of the device's netdev: lo's by default,
+# VRDMA_GID_IP where the device sits on another netdev (fuzz-commands).
+GID4 = bytes(10) + b'\xff\xff' + socket.inet_aton(os.environ.get('VRDMA_GID_IP', '127.0.0.1'))
+FOREIGN4 = bytes(10) + b'\xff\xff' + bytes([10, 0, 0, 1])             # ::ffff:10.0.0.1
+FOREIGN6 = bytes([0x20, 0x01, 0x0d, 0xb8]) + bytes(11) + b'\x01'      # 2001:db8::1
 
 
 def add_gid(index, gid_type, gid=GID4):
@@ -285,7 +291,14 @@ def check_port_and_gids(s):
     s.expect('ADD_GID type 3', INVAL, 'ADD_GID', add_gid(idx, 3))
     s.expect(f'DEL_GID index {n}', INVAL, 'DEL_GID', h(n))
     s.expect(f'DEL_GID empty index {idx}', NOENT, 'DEL_GID', h(idx))
-    s.expect(f'ADD_GID ::ffff:10.0.0.1 at {idx}', OK, 'ADD_GID', add_gid(idx, v2))
+    # A driver (a VM's) cannot take an address its host did not give the netdev.
+    s.expect('ADD_GID ::ffff:10.0.0.1 (not the netdev\'s)', PERM, 'ADD_GID',
+             add_gid(idx, v2, FOREIGN4))
+    s.expect('ADD_GID 2001:db8::1 (not the netdev\'s)', PERM, 'ADD_GID',
+             add_gid(idx, v2, FOREIGN6))
+    s.expect(f'DEL_GID {idx} after the refusals (still empty)', NOENT, 'DEL_GID', h(idx))
+    s.expect(f'ADD_GID {socket.inet_ntoa(GID4[12:])} (the netdev\'s) at {idx}', OK, 'ADD_GID',
+             add_gid(idx, v2))
 
 
 # --- CREATE_PD, DESTROY_PD -----------------------------------------------------
