@@ -183,6 +183,9 @@ struct vdr_ring {
 	u64 addr;
 	u32 depth;
 	u32 stride;
+	/* The ring's pages, each with a reference, when not passthrough. */
+	struct page **pinned;
+	unsigned long npinned;
 };
 
 struct vdr_pd {

@@ -869,6 +869,52 @@ static void mkey_rules(struct kunit *test)
 			-EINVAL);
 }
 
+/*
+ * A ring in memory that is not this kernel's passthrough (a VM's, through
+ * vhost-vdpa) holds a reference on each page for as long as it is mapped:
+ * the VM unmapping that memory, and vhost-vdpa unpinning it, cannot free
+ * a page the device still writes.  The kernel's own memory (virtio_vdpa's
+ * passthrough) takes none.
+ */
+static void ring_pages_held(struct kunit *test)
+{
+	struct env *e = test->priv;
+	struct page *pg = e->pg[2];
+	struct vdr_ring ring = {};
+	int refs = page_ref_count(pg);
+
+	/* One page: the control block and 4 entries of 64 bytes. */
+	KUNIT_ASSERT_EQ(test, vdr_ring_map(e->dev, &ring, phys(pg), 4, 64), 0);
+	KUNIT_EXPECT_EQ(test, page_ref_count(pg), refs + 1);
+	/* set_map without the page: the ring keeps it. */
+	spin_lock(&e->dev->iotlb_lock);
+	vhost_iotlb_reset(&e->dev->iotlb);
+	spin_unlock(&e->dev->iotlb_lock);
+	KUNIT_EXPECT_EQ(test, page_ref_count(pg), refs + 1);
+	vdr_ring_unmap(&ring);
+	KUNIT_EXPECT_EQ(test, page_ref_count(pg), refs);
+
+	/*
+	 * Only the first page of a two-page ring is mapped: the ring fails
+	 * and gives back the reference it took on the first.
+	 */
+	KUNIT_ASSERT_EQ(test, vhost_iotlb_add_range(&e->dev->iotlb, 0x10000,
+						    0x10fff, phys(pg),
+						    VHOST_MAP_RW), 0);
+	KUNIT_EXPECT_EQ(test, vdr_ring_map(e->dev, &ring, 0x10000, 128, 64),
+			-EFAULT);
+	KUNIT_EXPECT_EQ(test, page_ref_count(pg), refs);
+	KUNIT_EXPECT_NULL(test, ring.vmap_base);
+
+	/* Passthrough: the kernel's own memory, no reference. */
+	e->dev->iotlb_pt = true;
+	KUNIT_ASSERT_EQ(test, vdr_ring_map(e->dev, &ring, 0x10000, 4, 64), 0);
+	KUNIT_EXPECT_EQ(test, page_ref_count(pg), refs);
+	KUNIT_EXPECT_NULL(test, ring.pinned);
+	vdr_ring_unmap(&ring);
+	KUNIT_EXPECT_EQ(test, page_ref_count(pg), refs);
+}
+
 static struct kunit_case vdpa_rdma_mem_cases[] = {
 	KUNIT_CASE(dead_mr),
 	KUNIT_CASE(key_checks),
@@ -883,6 +929,7 @@ static struct kunit_case vdpa_rdma_mem_cases[] = {
 	KUNIT_CASE(mkey_list),
 	KUNIT_CASE(mkey_interleaved),
 	KUNIT_CASE(mkey_rules),
+	KUNIT_CASE(ring_pages_held),
 	{}
 };
 
@@ -896,5 +943,5 @@ static struct kunit_suite vdpa_rdma_mem_suite = {
 kunit_test_suite(vdpa_rdma_mem_suite);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit: vdpa_rdma data memory access (keys, MRs, windows, mkeys, atomics)");
+MODULE_DESCRIPTION("KUnit: vdpa_rdma data memory access (keys, MRs, windows, mkeys, atomics, rings)");
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

@@ -11,6 +11,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <kunit/visibility.h>
 
 #include "vdpa_rdma.h"
 #include "vdr_xport.h"
@@ -272,13 +273,26 @@ int vdr_mem_read(struct vdr_dev *dev, u64 addr, void *buf, size_t len)
 	return 0;
 }
 
+static void vdr_ring_unpin(struct page **pages, unsigned long n)
+{
+	while (n)
+		put_page(pages[--n]);
+}
+
 /*
  * The pages of a ring at @addr: one DMA-contiguous area, or, with
  * VIRTIO_RDMA_F_RING_PAGES, the 4 KiB pages that the list at @addr names
  * (spec "Ring page lists").  Each must be one IOTLB mapping of one page.
+ *
+ * Rings stay mapped while their object lives, across any later set_map.
+ * When the IOTLB is not this kernel's passthrough (vhost-vdpa: a VM's
+ * memory), each page is taken with a reference of the ring's own, while
+ * the translation is still current: a VM that unmaps the memory, and the
+ * unpinning that follows in vhost-vdpa, cannot free a page the device
+ * still writes.  *@pinned says which it was.
  */
 static int vdr_ring_pages(struct vdr_dev *dev, u64 addr, struct page **pages,
-			  unsigned long npages)
+			  unsigned long npages, bool *pinned)
 {
 	bool listed = vdr_has_feature(dev, VIRTIO_RDMA_F_RING_PAGES);
 	__le64 *list = NULL;
@@ -297,6 +311,7 @@ static int vdr_ring_pages(struct vdr_dev *dev, u64 addr, struct page **pages,
 		}
 	}
 	spin_lock(&dev->iotlb_lock);
+	*pinned = !dev->iotlb_pt;
 	for (i = 0; i < npages; i++) {
 		u64 page = listed ? le64_to_cpu(list[i]) :
 				    (addr & PAGE_MASK) + i * PAGE_SIZE;
@@ -310,12 +325,15 @@ static int vdr_ring_pages(struct vdr_dev *dev, u64 addr, struct page **pages,
 		pages[i] = vdr_translate(dev, page, VHOST_MAP_RW, &chunk,
 					 &offset);
 		/* The whole page must be one mapping of one page. */
-		if (!pages[i] || offset || chunk != PAGE_SIZE) {
+		if (!pages[i] || offset || chunk != PAGE_SIZE ||
+		    (*pinned && !try_get_page(pages[i]))) {
 			ret = -EFAULT;
 			break;
 		}
 	}
 	spin_unlock(&dev->iotlb_lock);
+	if (ret && *pinned)
+		vdr_ring_unpin(pages, i);
 	kvfree(list);
 	return ret;
 }
@@ -335,6 +353,7 @@ int vdr_ring_map(struct vdr_dev *dev, struct vdr_ring *ring, u64 addr,
 			     0 : offset_in_page(addr);
 	unsigned long npages;
 	struct page **pages;
+	bool pinned;
 	int ret;
 	void *va;
 
@@ -344,15 +363,21 @@ int vdr_ring_map(struct vdr_dev *dev, struct vdr_ring *ring, u64 addr,
 	pages = kvmalloc_array(npages, sizeof(*pages), GFP_KERNEL);
 	if (!pages)
 		return -ENOMEM;
-	ret = vdr_ring_pages(dev, addr, pages, npages);
+	ret = vdr_ring_pages(dev, addr, pages, npages, &pinned);
 	if (ret)
 		goto out;
 
 	va = vmap(pages, npages, VM_MAP, PAGE_KERNEL);
 	if (!va) {
+		if (pinned)
+			vdr_ring_unpin(pages, npages);
 		ret = -ENOMEM;
 		goto out;
 	}
+	ring->pinned = pinned ? pages : NULL;
+	ring->npinned = pinned ? npages : 0;
+	if (pinned)
+		pages = NULL;
 	ring->vmap_base = va;
 	ring->ctl = va + start;
 	ring->entries = (void *)ring->ctl + VIRTIO_RDMA_RING_CTL_SIZE;
@@ -363,10 +388,16 @@ out:
 	kvfree(pages);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(vdr_ring_map);
 
 void vdr_ring_unmap(struct vdr_ring *ring)
 {
 	if (ring->vmap_base)
 		vunmap(ring->vmap_base);
+	if (ring->pinned) {
+		vdr_ring_unpin(ring->pinned, ring->npinned);
+		kvfree(ring->pinned);
+	}
 	memset(ring, 0, sizeof(*ring));
 }
+EXPORT_SYMBOL_IF_KUNIT(vdr_ring_unmap);
