@@ -351,7 +351,9 @@ struct vdr_dev {
 	struct mutex lock;
 	struct work_struct ctrl_work;	/* controlq and eventqs */
 	struct work_struct db_work;	/* doorbellqs */
+	/* DRIVER_OK and not suspended: the device does anything at all. */
 	bool running;
+	bool suspended;			/* vdr_suspend(), until resume or reset */
 	u8 status;
 	u32 generation;
 	u64 features;
@@ -578,6 +580,8 @@ static inline void vdr_fault_resp(struct vdr_dev *dev, u32 cmd) { }
 #endif
 
 /* vdr_debugfs.c */
+int vdr_suspend(struct vdpa_device *vdpa);
+int vdr_resume(struct vdpa_device *vdpa);
 void vdr_debugfs_add(struct vdr_dev *dev);
 void vdr_debugfs_del(struct vdr_dev *dev);
 void vdr_debugfs_init(void);

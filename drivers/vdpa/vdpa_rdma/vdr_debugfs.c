@@ -109,6 +109,47 @@ static int vdr_dbg_cqs_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(vdr_dbg_cqs);
 
+/*
+ * The device's counters, one "index value" line each (indices are the
+ * VIRTIO_RDMA_STAT_* ones): what QUERY_STATS answers, readable without a
+ * command, so also while the device is suspended.
+ */
+static int vdr_dbg_stats_show(struct seq_file *s, void *unused)
+{
+	struct vdr_dev *dev = s->private;
+	int i;
+
+	for (i = 0; i < VIRTIO_RDMA_NUM_STATS; i++)
+		seq_printf(s, "%d %lld\n", i, atomic64_read(&dev->stats[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(vdr_dbg_stats);
+
+/*
+ * "suspended": what vhost-vdpa's VHOST_VDPA_SUSPEND and _RESUME do, for a
+ * device bound to virtio_vdpa, whose driver has no such request: writing
+ * 1 suspends it, 0 resumes it (scenario suspend-resume).
+ */
+static int vdr_dbg_suspended_get(void *data, u64 *val)
+{
+	struct vdr_dev *dev = data;
+
+	*val = READ_ONCE(dev->suspended);
+	return 0;
+}
+
+static int vdr_dbg_suspended_set(void *data, u64 val)
+{
+	struct vdr_dev *dev = data;
+
+	if (val > 1)
+		return -EINVAL;
+	return val ? vdr_suspend(&dev->vdpa) : vdr_resume(&dev->vdpa);
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(vdr_dbg_suspended_fops, vdr_dbg_suspended_get,
+			 vdr_dbg_suspended_set, "%llu\n");
+
 void vdr_debugfs_add(struct vdr_dev *dev)
 {
 	if (!vdr_debugfs_root)
@@ -116,6 +157,9 @@ void vdr_debugfs_add(struct vdr_dev *dev)
 	dev->debugfs = debugfs_create_dir(dev->name, vdr_debugfs_root);
 	debugfs_create_file("qps", 0400, dev->debugfs, dev, &vdr_dbg_qps_fops);
 	debugfs_create_file("cqs", 0400, dev->debugfs, dev, &vdr_dbg_cqs_fops);
+	debugfs_create_file("stats", 0400, dev->debugfs, dev, &vdr_dbg_stats_fops);
+	debugfs_create_file_unsafe("suspended", 0600, dev->debugfs, dev,
+				   &vdr_dbg_suspended_fops);
 	debugfs_create_atomic_t("same_host_segments", 0400, dev->debugfs,
 				&dev->same_host_segs);
 	debugfs_create_atomic_t("same_host_handoffs", 0400, dev->debugfs,

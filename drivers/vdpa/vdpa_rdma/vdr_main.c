@@ -223,16 +223,18 @@ static u8 vdr_get_status(struct vdpa_device *vdpa)
 static void vdr_set_status(struct vdpa_device *vdpa, u8 status)
 {
 	struct vdr_dev *dev = vdpa_to_vdr(vdpa);
+	bool running;
 
 	mutex_lock(&dev->lock);
 	if ((status & VIRTIO_CONFIG_S_FEATURES_OK) &&
 	    (dev->features & VDR_REQUIRED_FEATURES) != VDR_REQUIRED_FEATURES)
 		status &= ~VIRTIO_CONFIG_S_FEATURES_OK;
 	dev->status = status | (dev->status & VIRTIO_CONFIG_S_NEEDS_RESET);
-	WRITE_ONCE(dev->running, (status & VIRTIO_CONFIG_S_DRIVER_OK) != 0);
+	running = (status & VIRTIO_CONFIG_S_DRIVER_OK) && !dev->suspended;
+	WRITE_ONCE(dev->running, running);
 	mutex_unlock(&dev->lock);
 
-	if (status & VIRTIO_CONFIG_S_DRIVER_OK) {
+	if (running) {
 		/* A driver bound after the netdev vanished learns it too. */
 		if (!rcu_access_pointer(dev->netdev))
 			vdr_event_raise(dev, &dev->fatal_ev, 0);
@@ -273,7 +275,73 @@ static void vdr_do_reset(struct vdr_dev *dev, u32 flags)
 
 	dev->features = 0;
 	dev->status = 0;
+	dev->suspended = false;
 	dev->generation++;
+}
+
+/**
+ * vdr_suspend - stop the device with its state kept (vhost-vdpa's suspend)
+ * @vdpa: the device
+ *
+ * When this returns, the device processes no virtqueue, runs no QP, so
+ * writes no guest memory and sends no packet, and its state (spec "Live
+ * migration state") stays as it is until resume or reset.  Packets that
+ * arrive meanwhile wait in their QPs' receive queues, within the device's
+ * bound, beyond which they are dropped as on a busy device and their
+ * senders retransmit; events wait in the pending lists.
+ *
+ * Return: 0.
+ */
+int vdr_suspend(struct vdpa_device *vdpa)
+{
+	struct vdr_dev *dev = vdpa_to_vdr(vdpa);
+	u16 i;
+
+	mutex_lock(&dev->lock);
+	/* ctrl_work, which holds dev->lock, now sees this too. */
+	dev->suspended = true;
+	WRITE_ONCE(dev->running, false);
+	cancel_work_sync(&dev->db_work);
+	/*
+	 * A doorbell processed in its notifier's context, and an event
+	 * delivered from a QP's work, check running under the queue's lock:
+	 * wait for one in progress.
+	 */
+	for (i = 0; i < dev->nvqs; i++) {
+		mutex_lock(&dev->vqs[i].lock);
+		mutex_unlock(&dev->vqs[i].lock);
+	}
+	vdr_xqps_stop(dev);
+	mutex_unlock(&dev->lock);
+	return 0;
+}
+
+/**
+ * vdr_resume - go on after vdr_suspend()
+ * @vdpa: the device
+ *
+ * Every virtqueue is looked at again and every QP runs as if both of its
+ * doorbells had rung.  Nothing to do when the device is not suspended.
+ *
+ * Return: 0.
+ */
+int vdr_resume(struct vdpa_device *vdpa)
+{
+	struct vdr_dev *dev = vdpa_to_vdr(vdpa);
+
+	mutex_lock(&dev->lock);
+	if (dev->suspended) {
+		dev->suspended = false;
+		WRITE_ONCE(dev->running,
+			   (dev->status & VIRTIO_CONFIG_S_DRIVER_OK) != 0);
+	}
+	if (dev->running) {
+		vdr_ctrl_schedule(dev);
+		vdr_db_schedule(dev);
+		vdr_xqps_resume(dev);
+	}
+	mutex_unlock(&dev->lock);
+	return 0;
 }
 
 static int vdr_compat_reset(struct vdpa_device *vdpa, u32 flags)
@@ -440,6 +508,8 @@ static const struct vdpa_config_ops vdr_config_ops = {
 	.get_iova_range		= vdr_get_iova_range,
 	.set_map		= vdr_set_map,
 	.reset_map		= vdr_reset_map,
+	.suspend		= vdr_suspend,
+	.resume			= vdr_resume,
 	.free			= vdr_free,
 };
 

@@ -314,6 +314,8 @@ void vdr_xqp_kick(struct vdr_dev *dev, struct vdr_qp *qp);
 void vdr_xqp_doorbell(struct vdr_qp *qp, u32 type, bool in_caller)
 	__releases(RCU);
 void vdr_xqp_run_now(struct vdr_qp *qp);
+void vdr_xqps_stop(struct vdr_dev *dev);
+void vdr_xqps_resume(struct vdr_dev *dev);
 void vdr_xqp_kill(struct vdr_qp *qp);
 void vdr_xqp_fatal(struct vdr_dev *dev, struct vdr_qp *qp, int ev);
 bool vdr_xqp_wire_begin(void);

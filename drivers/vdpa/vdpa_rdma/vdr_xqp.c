@@ -603,7 +603,11 @@ static struct vdr_xqp *vdr_xqp_run_one(struct vdr_xqp *x, bool may_hand)
 	struct vdr_xqp *peer;
 	bool more = false;
 
-	if (!x->dead) {
+	/*
+	 * Not while the device is suspended or reset: then what is left
+	 * (events, received packets) waits for vdr_xqps_resume().
+	 */
+	if (!x->dead && READ_ONCE(x->dev->running)) {
 		x->running = true;
 		x->may_hand = may_hand;
 		more = vdr_xqp_run(x->dev, x->qp);
@@ -759,4 +763,49 @@ void vdr_xqp_run_now(struct vdr_qp *qp)
 	vdr_xqp_note_doorbell(x, VIRTIO_RDMA_DOORBELL_SQ);
 	mutex_lock(&qp->lock);
 	vdr_xqp_run_unlock(x);
+}
+
+/**
+ * vdr_xqps_stop - wait until no QP of @dev runs
+ * @dev: the device, whose dev->running its caller cleared
+ *
+ * A run checks dev->running under the QP's lock: one that began before
+ * has ended once that lock was taken here, and none begins after.
+ * Caller holds dev->lock, which keeps the QP table as it is.
+ */
+void vdr_xqps_stop(struct vdr_dev *dev)
+{
+	struct vdr_qp *qp;
+	unsigned long idx;
+
+	lockdep_assert_held(&dev->lock);
+	xa_for_each(&dev->qps, idx, qp) {
+		mutex_lock(&qp->lock);
+		mutex_unlock(&qp->lock);
+	}
+}
+
+/**
+ * vdr_xqps_resume - give every QP of @dev a run
+ * @dev: the device, running again
+ *
+ * As if both doorbells of every QP had rung: what the driver posted,
+ * the packets that arrived and the timers that expired meanwhile are
+ * taken up.  Caller holds dev->lock.
+ */
+void vdr_xqps_resume(struct vdr_dev *dev)
+{
+	struct vdr_xqp *x;
+	struct vdr_qp *qp;
+	unsigned long idx;
+
+	lockdep_assert_held(&dev->lock);
+	xa_for_each(&dev->qps, idx, qp) {
+		x = qp->xqp;
+		if (!x)
+			continue;
+		vdr_xqp_note_doorbell(x, VIRTIO_RDMA_DOORBELL_SQ);
+		vdr_xqp_note_doorbell(x, VIRTIO_RDMA_DOORBELL_RQ);
+		vdr_xqp_schedule(x);
+	}
 }
