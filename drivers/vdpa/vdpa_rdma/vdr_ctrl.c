@@ -161,6 +161,40 @@ static const struct vdr_cmd_desc vdr_cmds[] = {
 		sizeof(struct virtio_rdma_mr_resp), vdr_cmd_create_mkey),
 };
 
+/*
+ * Whether the device can write @len bytes of the chain's writable part,
+ * from where it is: checked before a command runs, so that a command whose
+ * answer cannot be written (an IOVA the driver did not map, or mapped
+ * read-only) has no effect either; a CREATE_* would otherwise make an
+ * object whose handle its driver never learns.  A driver that changes its
+ * IOTLB between this check and the answer only harms itself.
+ */
+static bool vdr_ctrl_can_answer(struct vdr_dev *dev,
+				const struct vringh_kiov *wiov, size_t len)
+{
+	unsigned int i, offset;
+	size_t n, chunk;
+	bool ok = true;
+	u64 addr;
+
+	spin_lock(&dev->iotlb_lock);
+	for (i = wiov->i; ok && len && i < wiov->used; i++) {
+		/* vringh_*_iotlb keep IOVAs in the iov and advance them. */
+		addr = (uintptr_t)wiov->iov[i].iov_base;
+		n = min(len, wiov->iov[i].iov_len);
+		len -= n;
+		while (ok && n) {
+			chunk = n;
+			ok = vdr_translate(dev, addr, VHOST_MAP_WO, &chunk,
+					   &offset) != NULL;
+			addr += chunk;
+			n -= chunk;
+		}
+	}
+	spin_unlock(&dev->iotlb_lock);
+	return ok && !len;
+}
+
 static void vdr_ctrl_one(struct vdr_dev *dev, struct vdr_vq *vq)
 {
 	size_t rlen = vringh_kiov_length(&vq->riov);
@@ -204,6 +238,12 @@ static void vdr_ctrl_one(struct vdr_dev *dev, struct vdr_vq *vq)
 			goto reply;
 	}
 
+	/* Not executed when the answer could not be written (spec). */
+	if (!vdr_ctrl_can_answer(dev, &vq->wiov, sizeof(rhdr) + desc->resp_size)) {
+		vdr_stat_inc(dev, VIRTIO_RDMA_STAT_CMD_ERRORS);
+		vdr_vq_complete(vq, 0);
+		return;
+	}
 	memset(&dev->resp, 0, desc->resp_size);
 	vdr_fault_ctrl_delay(dev);
 	status = desc->fn(dev);

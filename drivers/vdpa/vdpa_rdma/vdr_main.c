@@ -245,6 +245,33 @@ static void vdr_set_status(struct vdpa_device *vdpa, u8 status)
 }
 
 /*
+ * The IOTLB of a device whose driver's mappings were dropped.  Bound to
+ * virtio_vdpa (or to no driver yet), the driver is this kernel, whose DMA
+ * addresses are physical: every address maps to itself.  Bound to
+ * anything else (vhost_vdpa: a VM, or a process), nothing is mapped until
+ * the driver's own mappings arrive; with identity there, a ring enabled
+ * before them would reach all of the host's memory.
+ */
+static bool vdr_driver_is_kernel(struct vdr_dev *dev)
+{
+	struct device_driver *drv = READ_ONCE(dev->vdpa.dev.driver);
+
+	return !drv || !strcmp(drv->name, "virtio_vdpa");
+}
+
+static void vdr_iotlb_default(struct vdr_dev *dev)
+{
+	bool pt = vdr_driver_is_kernel(dev);
+
+	lockdep_assert_held(&dev->iotlb_lock);
+	vhost_iotlb_reset(&dev->iotlb);
+	if (pt)
+		vhost_iotlb_add_range(&dev->iotlb, 0, ULONG_MAX, 0,
+				      VHOST_MAP_RW);
+	dev->iotlb_pt = pt;
+}
+
+/*
  * Reset destroys every object without writing completions and forgets
  * pending events; afterwards the device touches no guest memory.
  */
@@ -264,14 +291,15 @@ static void vdr_do_reset(struct vdr_dev *dev, u32 flags)
 	vdr_gids_clear(dev);
 	vdr_vqs_reset(dev);
 
-	if (flags & VDPA_RESET_F_CLEAN_MAP) {
-		spin_lock(&dev->iotlb_lock);
-		vhost_iotlb_reset(&dev->iotlb);
-		vhost_iotlb_add_range(&dev->iotlb, 0, ULONG_MAX, 0,
-				      VHOST_MAP_RW);
-		dev->iotlb_pt = true;
-		spin_unlock(&dev->iotlb_lock);
-	}
+	/*
+	 * Also when virtio_vdpa, which never maps, finds the mappings of a
+	 * vhost-vdpa user that had the device before.
+	 */
+	spin_lock(&dev->iotlb_lock);
+	if ((flags & VDPA_RESET_F_CLEAN_MAP) ||
+	    (!dev->iotlb_pt && vdr_driver_is_kernel(dev)))
+		vdr_iotlb_default(dev);
+	spin_unlock(&dev->iotlb_lock);
 
 	dev->features = 0;
 	dev->status = 0;
@@ -429,12 +457,7 @@ static int vdr_reset_map(struct vdpa_device *vdpa, unsigned int asid)
 		return -EINVAL;
 
 	spin_lock(&dev->iotlb_lock);
-	if (!dev->iotlb_pt) {
-		vhost_iotlb_reset(&dev->iotlb);
-		vhost_iotlb_add_range(&dev->iotlb, 0, ULONG_MAX, 0,
-				      VHOST_MAP_RW);
-		dev->iotlb_pt = true;
-	}
+	vdr_iotlb_default(dev);
 	spin_unlock(&dev->iotlb_lock);
 	return 0;
 }
