@@ -105,6 +105,16 @@ class Checks:
         else:
             print(f'FAIL: {what}: expected {expected}, got {got}')
             self.failures.append(what)
+        return expected == got
+
+    def true(self, what, cond, detail):
+        """A check of a condition, with DETAIL to show either way."""
+        if cond:
+            print(f'ok: {what}: {detail}')
+        else:
+            print(f'FAIL: {what}: {detail}')
+            self.failures.append(what)
+        return cond
 
 
 class Pages:

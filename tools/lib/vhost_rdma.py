@@ -4,6 +4,7 @@
 """A minimal user-space virtio-rdma driver over vhost-vdpa, acting as a VM.
 
     vhost_rdma.py /dev/vhost-vdpa-N MAC IPV4
+    vhost_rdma.py --hold /dev/vhost-vdpa-N READY
 
 A VM reaches a vdpa_rdma device bound to vhost_vdpa through QEMU's generic
 vhost-vdpa-device; QEMU 10 cannot present virtio device 42, so this module
@@ -22,7 +23,10 @@ device reaches all of it through its IOTLB, as it would a VM's.
     dev.close()                           # the device resets
 
 Run as a program it checks the device the way tools/scenarios/vhost-driver
-describes (main() below): MAC is the netdev's, IPV4 its address.
+describes (main() below): MAC is the netdev's, IPV4 its address.  With
+--hold it is a VM that keeps the device busy: it starts it, creates a PD
+and a CQ, creates the file READY and waits (at most 300 s) to be killed,
+as QEMU is when its VM goes away abruptly.
 
 Layouts and numbers come from their definitions, not from memory: the
 vhost structs and ioctl numbers from include/uapi/linux/vhost.h and
@@ -41,19 +45,12 @@ import struct
 import sys
 import time
 
-from ctrl_invalid import RESP, h, resp_size, st  # the commands as the raw_cmd checks know them
-from virtio_rdma_abi import Abi
+# The commands and layouts as the raw_cmd checks know them.
+from ctrl_invalid import (ABI, CMD, CQE, CTL, HDR, OK, RESP, RESP_HDR, RING_CTL, Checks, h,
+                          resp_size, st)
 
-ABI = Abi.load()
-CMD = ABI.group('CMD_')
-OK = ABI.c('STATUS_OK')
-HDR = ABI.s('cmd_hdr')
-RESP_HDR = ABI.s('cmd_resp_hdr')
 CONFIG = ABI.s('config')
-CQE = ABI.s('cqe')
 EVENT = ABI.s('event')
-RING_CTL = ABI.s('ring_ctl')
-CTL = ABI.c('RING_CTL_SIZE')
 VIRTIO_ID_RDMA = ABI.c('VIRTIO_ID_RDMA')
 
 
@@ -532,29 +529,6 @@ class VhostRdma:
 
 
 # --- the checks of tools/scenarios/vhost-driver ----------------------------------------
-class Checks:
-    """Failures so far; each check prints ok: or FAIL: with what differed."""
-
-    def __init__(self):
-        self.failures = []
-
-    def check(self, what, expected, got):
-        if expected == got:
-            print(f'ok: {what}: {got}')
-        else:
-            print(f'FAIL: {what}: expected {expected}, got {got}')
-            self.failures.append(what)
-        return expected == got
-
-    def true(self, what, cond, detail):
-        if cond:
-            print(f'ok: {what}: {detail}')
-        else:
-            print(f'FAIL: {what}: {detail}')
-            self.failures.append(what)
-        return cond
-
-
 def gid4(ip):
     """The IPv4-mapped GID ::ffff:a.b.c.d."""
     return bytes(10) + b'\xff\xff' + bytes(int(x) for x in ip.split('.'))
@@ -843,7 +817,26 @@ def check_no_identity(c, path):
         dev.close()
 
 
+def hold(path, ready):
+    """--hold: a VM with objects on the device, until it is killed."""
+    dev = VhostRdma(path)
+    dev.start()
+    status, pd = dev.cmd('CREATE_PD')
+    if status != OK:
+        raise RuntimeError(f'CREATE_PD: {st(status)}')
+    status, cq = create_cq(dev, 'cq')
+    if status != OK:
+        raise RuntimeError(f'CREATE_CQ: {st(status)}')
+    print(f'holding {path}: PD {pd["pd_handle"]}, CQ {cq}', flush=True)
+    with open(ready, 'w'):
+        pass
+    time.sleep(300)
+    return 0
+
+
 def main(argv):
+    if len(argv) == 4 and argv[1] == '--hold':
+        return hold(argv[2], argv[3])
     if len(argv) != 4:
         print(__doc__)
         return 2

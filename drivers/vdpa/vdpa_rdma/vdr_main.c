@@ -244,14 +244,7 @@ static void vdr_set_status(struct vdpa_device *vdpa, u8 status)
 	}
 }
 
-/*
- * The IOTLB of a device whose driver's mappings were dropped.  Bound to
- * virtio_vdpa (or to no driver yet), the driver is this kernel, whose DMA
- * addresses are physical: every address maps to itself.  Bound to
- * anything else (vhost_vdpa: a VM, or a process), nothing is mapped until
- * the driver's own mappings arrive; with identity there, a ring enabled
- * before them would reach all of the host's memory.
- */
+/* Bound to virtio_vdpa, or to no driver yet: the driver is this kernel. */
 static bool vdr_driver_is_kernel(struct vdr_dev *dev)
 {
 	struct device_driver *drv = READ_ONCE(dev->vdpa.dev.driver);
@@ -259,6 +252,13 @@ static bool vdr_driver_is_kernel(struct vdr_dev *dev)
 	return !drv || !strcmp(drv->name, "virtio_vdpa");
 }
 
+/*
+ * The IOTLB of a device whose driver's mappings were dropped.  For this
+ * kernel, whose DMA addresses are physical, every address maps to itself.
+ * For any other driver (vhost_vdpa: a VM, or a process) nothing is mapped
+ * until its own mappings arrive; with identity there, a ring enabled
+ * before them would reach all of the host's memory.
+ */
 static void vdr_iotlb_default(struct vdr_dev *dev)
 {
 	bool pt = vdr_driver_is_kernel(dev);
