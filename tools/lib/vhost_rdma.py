@@ -834,6 +834,25 @@ def hold(path, ready):
     return 0
 
 
+# What stops a series of checks at the first broken step: what follows
+# would only repeat it.
+STOP = (VhostError, DeviceTimeout, RuntimeError, OSError)
+
+
+def stopped(c, e):
+    c.true('the checks ran to the end', False, f'{type(e).__name__}: {e}')
+
+
+def verdict(c, t0):
+    """Print the outcome of checks C that began at T0; the exit status."""
+    print(f'checks took {time.monotonic() - t0:.1f} s')
+    if c.failures:
+        print(f'{len(c.failures)} check(s) failed: ' + '; '.join(c.failures))
+        return 1
+    print('all checks passed')
+    return 0
+
+
 def main(argv):
     if len(argv) == 4 and argv[1] == '--hold':
         return hold(argv[2], argv[3])
@@ -866,17 +885,11 @@ def main(argv):
         dev = check_reopen(c, dev, pd)
         dev.close()     # closing twice is harmless (finally)
         check_no_identity(c, path)
-    except (VhostError, DeviceTimeout, RuntimeError, OSError) as e:
-        # Stop at the first broken step: what follows would only repeat it.
-        c.true('the checks ran to the end', False, f'{type(e).__name__}: {e}')
+    except STOP as e:
+        stopped(c, e)
     finally:
         dev.close()
-    print(f'checks took {time.monotonic() - t0:.1f} s')
-    if c.failures:
-        print(f'{len(c.failures)} check(s) failed: ' + '; '.join(c.failures))
-        return 1
-    print('all checks passed')
-    return 0
+    return verdict(c, t0)
 
 
 if __name__ == '__main__':
