@@ -117,6 +117,18 @@ class Checks:
         return cond
 
 
+def phys_addr(uaddr):
+    """The physical address of this process's byte at UADDR, which must be
+    in a present page (/proc/self/pagemap, whose frame numbers root sees)."""
+    with open('/proc/self/pagemap', 'rb') as f:
+        f.seek(uaddr // PAGE * 8)
+        ent = struct.unpack('<Q', f.read(8))[0]
+    pfn = ent & ((1 << 55) - 1)
+    if not (ent >> 63) or not pfn:
+        raise OSError(f'pagemap gives no PFN for {uaddr:#x} (not root?)')
+    return pfn * PAGE + uaddr % PAGE
+
+
 class Pages:
     """Locked anonymous pages and their physical addresses."""
 
@@ -125,15 +137,7 @@ class Pages:
         self.m = mmap.mmap(-1, n * PAGE, flags=flags)
         self.m[:] = b'\0' * (n * PAGE)
         va = ctypes.addressof(ctypes.c_char.from_buffer(self.m))
-        self.pa = []
-        with open('/proc/self/pagemap', 'rb') as f:
-            for i in range(n):
-                f.seek((va // PAGE + i) * 8)
-                ent = struct.unpack('<Q', f.read(8))[0]
-                pfn = ent & ((1 << 55) - 1)
-                if not (ent >> 63) or not pfn:
-                    raise OSError('pagemap gives no PFN (not root?)')
-                self.pa.append(pfn * PAGE)
+        self.pa = [phys_addr(va + i * PAGE) for i in range(n)]
 
     def u32(self, page, off):
         return struct.unpack_from('<I', self.m, page * PAGE + off)[0]

@@ -47,7 +47,7 @@ import time
 
 # The commands and layouts as the raw_cmd checks know them.
 from ctrl_invalid import (ABI, CMD, CQE, CTL, HDR, OK, RESP, RESP_HDR, RING_CTL, Checks, h,
-                          resp_size, st)
+                          phys_addr, resp_size, st)
 
 CONFIG = ABI.s('config')
 EVENT = ABI.s('event')
@@ -769,19 +769,6 @@ def check_reopen(c, dev, pd):
     return dev
 
 
-def phys(mem, off):
-    """The host-physical address of byte OFF of MEM (/proc/self/pagemap,
-    whose frame numbers root sees)."""
-    uaddr = mem.uaddr + off
-    with open('/proc/self/pagemap', 'rb') as f:
-        f.seek(uaddr // PAGE * 8)
-        entry = struct.unpack('<Q', f.read(8))[0]
-    pfn = entry & ((1 << 55) - 1)
-    if not entry >> 63 or not pfn:
-        raise RuntimeError(f'no frame number for {uaddr:#x} (pagemap {entry:#x})')
-    return pfn * PAGE + uaddr % PAGE
-
-
 def check_no_identity(c, path):
     """h. Before its first IOTLB update a VM reaches no memory at all.  The
     device maps every address to itself for virtio_vdpa, whose driver is the
@@ -799,10 +786,14 @@ def check_no_identity(c, path):
         resp_len = RESP_HDR.size + resp_size('QUERY_DEVICE')
         mem.put(req_off, req)
         mem.put(resp_off, b'\xa5' * resp_len)
-        vq.post([(phys(mem, req_off), len(req), False), (phys(mem, resp_off), resp_len, True)])
+
+        def pa(off):
+            return phys_addr(mem.uaddr + off)
+
+        vq.post([(pa(req_off), len(req), False), (pa(resp_off), resp_len, True)])
         dev.ioctl('VHOST_SET_VRING_NUM', VRING_STATE.pack(0, num))
         dev.ioctl('VHOST_SET_VRING_ADDR', VRING_ADDR.pack(
-            0, 0, phys(mem, vq.desc), phys(mem, vq.used), phys(mem, vq.avail), 0))
+            0, 0, pa(vq.desc), pa(vq.used), pa(vq.avail), 0))
         dev.ioctl('VHOST_SET_VRING_BASE', VRING_STATE.pack(0, 0))
         dev.kick[0] = os.eventfd(0, os.EFD_NONBLOCK | os.EFD_CLOEXEC)
         dev.ioctl('VHOST_SET_VRING_KICK', VRING_FILE.pack(0, dev.kick[0]))
