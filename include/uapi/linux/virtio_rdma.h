@@ -31,6 +31,7 @@
 #define VIRTIO_RDMA_F_INDIRECT_MKEY		5
 #define VIRTIO_RDMA_F_MR_REPLACE		6
 #define VIRTIO_RDMA_F_RING_PAGES		7	/* rings as page lists */
+#define VIRTIO_RDMA_F_XRC			8	/* needs VIRTIO_RDMA_F_SRQ */
 
 /* Configuration space; limits are in the QUERY_DEVICE response instead. */
 struct virtio_rdma_config {
@@ -75,6 +76,9 @@ struct virtio_rdma_config {
 #define VIRTIO_RDMA_CMD_DEALLOC_MW		24
 /* With VIRTIO_RDMA_F_INDIRECT_MKEY; DEREG_MR destroys them */
 #define VIRTIO_RDMA_CMD_CREATE_MKEY		25
+/* With VIRTIO_RDMA_F_XRC */
+#define VIRTIO_RDMA_CMD_CREATE_XRCD		26
+#define VIRTIO_RDMA_CMD_DESTROY_XRCD		27
 
 /* Command status; the errno each maps to is fixed by the spec. */
 #define VIRTIO_RDMA_STATUS_OK			0
@@ -327,6 +331,9 @@ struct virtio_rdma_resize_cq_req {
 #define VIRTIO_RDMA_QPT_RC			2
 #define VIRTIO_RDMA_QPT_UC			3
 #define VIRTIO_RDMA_QPT_UD			4
+/* With VIRTIO_RDMA_F_XRC */
+#define VIRTIO_RDMA_QPT_XRC_INI			9
+#define VIRTIO_RDMA_QPT_XRC_TGT			10
 
 #define VIRTIO_RDMA_GSI_QPN			1
 
@@ -348,7 +355,8 @@ struct virtio_rdma_create_qp_req {
 	__le64 sq_ring_size;
 	__le64 rq_ring_addr;
 	__le64 rq_ring_size;
-	__le32 reserved[2];
+	__le32 xrcd_handle;		/* XRC_TGT only, else 0 */
+	__le32 reserved;
 };
 
 struct virtio_rdma_create_qp_resp {
@@ -453,18 +461,26 @@ struct virtio_rdma_destroy_qp_req {
 
 /*
  * Shared receive queues (VIRTIO_RDMA_F_SRQ).  The ring has the RQ's layout
- * and WQE format; its stride is 16 << wqe_shift.
+ * and WQE format; its stride is 16 << wqe_shift.  An XRC SRQ
+ * (VIRTIO_RDMA_F_XRC) also names its XRC domain and the CQ its receives
+ * complete into.
  */
+#define VIRTIO_RDMA_SRQT_BASIC			0
+#define VIRTIO_RDMA_SRQT_XRC			1
+
 struct virtio_rdma_create_srq_req {
 	__le32 pd_handle;
 	__le32 depth;
 	__le32 max_sge;
 	__le32 srq_limit;
 	__u8 wqe_shift;
-	__u8 reserved1[3];
-	__le32 reserved2;
+	__u8 srq_type;
+	__u8 reserved1[2];
+	__le32 xrcd_handle;		/* XRC only, else 0 */
 	__le64 ring_addr;
 	__le64 ring_size;
+	__le32 cq_handle;		/* XRC only, else 0 */
+	__le32 reserved2;
 };
 
 struct virtio_rdma_create_srq_resp {
@@ -499,6 +515,20 @@ struct virtio_rdma_query_srq_resp {
 /* DESTROY_SRQ: no response body. */
 struct virtio_rdma_destroy_srq_req {
 	__le32 srq_handle;
+	__le32 reserved;
+};
+
+/*
+ * XRC domains (VIRTIO_RDMA_F_XRC).  CREATE_XRCD has no request body;
+ * DESTROY_XRCD has no response body.
+ */
+struct virtio_rdma_create_xrcd_resp {
+	__le32 xrcd_handle;
+	__le32 reserved;
+};
+
+struct virtio_rdma_destroy_xrcd_req {
+	__le32 xrcd_handle;
 	__le32 reserved;
 };
 
@@ -715,7 +745,7 @@ struct virtio_rdma_sq_wqe {
 		__le32 invalidate_rkey;
 	} ex;
 	__le32 length;
-	__le32 reserved2;
+	__le32 xrc_srqn;	/* XRC_INI: the target's XRC SRQ, else 0 */
 	union {
 		struct virtio_rdma_wqe_rdma rdma;
 		struct virtio_rdma_wqe_atomic atomic;
@@ -905,6 +935,18 @@ static inline int virtio_rdma_qpt_is_ud(__u8 qp_type)
  */
 static inline int virtio_rdma_wr_op_ok(__u8 qp_type, __u8 op)
 {
+	/*
+	 * XRC_INI sends what RC sends except BIND_MW (a type 2 window names
+	 * one QP, and an XRC target's accesses go through SRQs' PDs);
+	 * XRC_TGT has no send queue.
+	 */
+	if (qp_type == VIRTIO_RDMA_QPT_XRC_TGT)
+		return 0;
+	if (qp_type == VIRTIO_RDMA_QPT_XRC_INI) {
+		if (op == VIRTIO_RDMA_WR_BIND_MW)
+			return 0;
+		qp_type = VIRTIO_RDMA_QPT_RC;
+	}
 	switch (op) {
 	case VIRTIO_RDMA_WR_SEND:
 	case VIRTIO_RDMA_WR_SEND_WITH_IMM:

@@ -322,23 +322,32 @@ static void vr_layout_qp(struct kunit *test)
 	VR_FSZ(test, virtio_rdma_create_qp_req, rq_ring_addr, 8);
 	VR_OFF(test, virtio_rdma_create_qp_req, rq_ring_size, 64);
 	VR_FSZ(test, virtio_rdma_create_qp_req, rq_ring_size, 8);
-	VR_OFF(test, virtio_rdma_create_qp_req, reserved, 72);
-	VR_FSZ(test, virtio_rdma_create_qp_req, reserved, 8);
+	VR_OFF(test, virtio_rdma_create_qp_req, xrcd_handle, 72);
+	VR_FSZ(test, virtio_rdma_create_qp_req, xrcd_handle, 4);
+	VR_OFF(test, virtio_rdma_create_qp_req, reserved, 76);
+	VR_FSZ(test, virtio_rdma_create_qp_req, reserved, 4);
 
-	VR_SIZE(test, virtio_rdma_create_srq_req, 40);
+	VR_SIZE(test, virtio_rdma_create_srq_req, 48);
 	VR_OFF(test, virtio_rdma_create_srq_req, pd_handle, 0);
 	VR_OFF(test, virtio_rdma_create_srq_req, depth, 4);
 	VR_OFF(test, virtio_rdma_create_srq_req, max_sge, 8);
 	VR_OFF(test, virtio_rdma_create_srq_req, srq_limit, 12);
 	VR_OFF(test, virtio_rdma_create_srq_req, wqe_shift, 16);
 	VR_FSZ(test, virtio_rdma_create_srq_req, wqe_shift, 1);
-	VR_OFF(test, virtio_rdma_create_srq_req, reserved1, 17);
-	VR_FSZ(test, virtio_rdma_create_srq_req, reserved1, 3);
-	VR_OFF(test, virtio_rdma_create_srq_req, reserved2, 20);
+	VR_OFF(test, virtio_rdma_create_srq_req, srq_type, 17);
+	VR_FSZ(test, virtio_rdma_create_srq_req, srq_type, 1);
+	VR_OFF(test, virtio_rdma_create_srq_req, reserved1, 18);
+	VR_FSZ(test, virtio_rdma_create_srq_req, reserved1, 2);
+	VR_OFF(test, virtio_rdma_create_srq_req, xrcd_handle, 20);
+	VR_FSZ(test, virtio_rdma_create_srq_req, xrcd_handle, 4);
 	VR_OFF(test, virtio_rdma_create_srq_req, ring_addr, 24);
 	VR_FSZ(test, virtio_rdma_create_srq_req, ring_addr, 8);
 	VR_OFF(test, virtio_rdma_create_srq_req, ring_size, 32);
 	VR_FSZ(test, virtio_rdma_create_srq_req, ring_size, 8);
+	VR_OFF(test, virtio_rdma_create_srq_req, cq_handle, 40);
+	VR_FSZ(test, virtio_rdma_create_srq_req, cq_handle, 4);
+	VR_OFF(test, virtio_rdma_create_srq_req, reserved2, 44);
+	VR_FSZ(test, virtio_rdma_create_srq_req, reserved2, 4);
 	VR_SIZE(test, virtio_rdma_create_srq_resp, 8);
 	VR_OFF(test, virtio_rdma_create_srq_resp, srq_handle, 0);
 	VR_SIZE(test, virtio_rdma_modify_srq_req, 16);
@@ -630,8 +639,8 @@ static void vr_layout_sq_wqe(struct kunit *test)
 	VR_FSZ(test, virtio_rdma_sq_wqe, ex.invalidate_rkey, 4);
 	VR_OFF(test, virtio_rdma_sq_wqe, length, 16);
 	VR_FSZ(test, virtio_rdma_sq_wqe, length, 4);
-	VR_OFF(test, virtio_rdma_sq_wqe, reserved2, 20);
-	VR_FSZ(test, virtio_rdma_sq_wqe, reserved2, 4);
+	VR_OFF(test, virtio_rdma_sq_wqe, xrc_srqn, 20);
+	VR_FSZ(test, virtio_rdma_sq_wqe, xrc_srqn, 4);
 	VR_OFF(test, virtio_rdma_sq_wqe, wr, 24);
 	VR_FSZ(test, virtio_rdma_sq_wqe, wr, 40);
 	VR_OFF(test, virtio_rdma_sq_wqe, wr.rdma, 24);
@@ -779,6 +788,13 @@ static void vr_const_control(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_ALLOC_MW, 23);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_DEALLOC_MW, 24);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_CREATE_MKEY, 25);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_CREATE_XRCD, 26);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_CMD_DESTROY_XRCD, 27);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_F_XRC, 8);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_SRQT_BASIC, 0);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_SRQT_XRC, 1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPT_XRC_INI, 9);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPT_XRC_TGT, 10);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WR_MKEY_CONFIGURE, 0x30);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_MKEY_CONFIGURE, 0x30);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_MKEY_F_ACCESS, 0x1);
@@ -1029,6 +1045,10 @@ static void vr_ib_compat(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_MTU_4096, IB_MTU_4096);
 
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPT_GSI, IB_QPT_GSI);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPT_XRC_INI, IB_QPT_XRC_INI);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPT_XRC_TGT, IB_QPT_XRC_TGT);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_SRQT_BASIC, IB_SRQT_BASIC);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_SRQT_XRC, IB_SRQT_XRC);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPT_RC, IB_QPT_RC);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPT_UC, IB_QPT_UC);
 	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_QPT_UD, IB_QPT_UD);
@@ -1240,20 +1260,21 @@ static bool vr_spec_op_ok(u8 type, u8 op)
 {
 	bool rc = type == VIRTIO_RDMA_QPT_RC, uc = type == VIRTIO_RDMA_QPT_UC;
 	bool ud = type == VIRTIO_RDMA_QPT_UD;
+	bool xi = type == VIRTIO_RDMA_QPT_XRC_INI;
 
 	switch (op) {
 	case 0: case 1:			/* RDMA_WRITE[_WITH_IMM] */
-		return rc || uc;
+		return rc || uc || xi;
 	case 2: case 3:			/* SEND[_WITH_IMM] */
-		return true;
+		return type != VIRTIO_RDMA_QPT_XRC_TGT;
 	case 4: case 5: case 6: case 9:	/* READ, atomics, SEND_WITH_INV */
-		return rc;
+		return rc || xi;
 	case 7: case 32:		/* LOCAL_INV, REG_MR */
-		return rc || uc || ud;
+		return rc || uc || ud || xi;
 	case 8:				/* BIND_MW */
 		return rc || uc;
 	case 0x30:			/* MKEY_CONFIGURE */
-		return rc || uc || ud;
+		return rc || uc || ud || xi;
 	default:
 		return false;
 	}
@@ -1262,7 +1283,9 @@ static bool vr_spec_op_ok(u8 type, u8 op)
 static void vr_wr_rules(struct kunit *test)
 {
 	static const u8 types[] = { VIRTIO_RDMA_QPT_GSI, VIRTIO_RDMA_QPT_RC,
-				    VIRTIO_RDMA_QPT_UC, VIRTIO_RDMA_QPT_UD };
+				    VIRTIO_RDMA_QPT_UC, VIRTIO_RDMA_QPT_UD,
+				    VIRTIO_RDMA_QPT_XRC_INI,
+				    VIRTIO_RDMA_QPT_XRC_TGT };
 	unsigned int op;
 	int i;
 
