@@ -59,15 +59,16 @@ LIST_PAGE, INDIRECT_PAGE = 0, 1         # page lists; never rings
 RING_PAGES = range(2, NPAGES)
 MAX_LIVE = 24                           # per kind: keeps the tables from filling
 
-KINDS = ('qp', 'srq', 'mw', 'mr', 'cq', 'pd', 'gid')     # the order they are destroyed in
+# The order they are destroyed in: an XRC SRQ holds its domain and its CQ.
+KINDS = ('qp', 'srq', 'xrcd', 'mw', 'mr', 'cq', 'pd', 'gid')
 DESTROY_OF = {'pd': 'DESTROY_PD', 'mr': 'DEREG_MR', 'cq': 'DESTROY_CQ',
               'qp': 'DESTROY_QP', 'srq': 'DESTROY_SRQ', 'gid': 'DEL_GID',
-              'mw': 'DEALLOC_MW'}
+              'mw': 'DEALLOC_MW', 'xrcd': 'DESTROY_XRCD'}
 KIND_OF_DESTROY = {v: k for k, v in DESTROY_OF.items()}
 # Indirect memory keys are MRs to the device (DEREG_MR destroys them).
 CREATES = {'CREATE_PD': 'pd', 'GET_DMA_MR': 'mr', 'CREATE_MR': 'mr', 'ALLOC_MR': 'mr',
            'ALLOC_MW': 'mw', 'CREATE_MKEY': 'mr',
-           'CREATE_CQ': 'cq', 'CREATE_QP': 'qp', 'CREATE_SRQ': 'srq'}
+           'CREATE_CQ': 'cq', 'CREATE_QP': 'qp', 'CREATE_SRQ': 'srq', 'CREATE_XRCD': 'xrcd'}
 # Commands whose first request word is a handle that must be live for OK.
 HANDLE_CMDS = {'MODIFY_QP': 'qp', 'QUERY_QP': 'qp', 'RESIZE_CQ': 'cq', 'MODIFY_SRQ': 'srq',
                'QUERY_SRQ': 'srq', **KIND_OF_DESTROY}
@@ -82,7 +83,8 @@ REQ = {'QUERY_PORT': 'query_port_req', 'DESTROY_PD': 'destroy_pd_req',
        'CREATE_SRQ': 'create_srq_req', 'MODIFY_SRQ': 'modify_srq_req',
        'QUERY_SRQ': 'query_srq_req', 'DESTROY_SRQ': 'destroy_srq_req',
        'RESIZE_CQ': 'resize_cq_req', 'ALLOC_MW': 'alloc_mw_req',
-       'DEALLOC_MW': 'dealloc_mw_req', 'CREATE_MKEY': 'create_mkey_req'}
+       'DEALLOC_MW': 'dealloc_mw_req', 'CREATE_MKEY': 'create_mkey_req',
+       'DESTROY_XRCD': 'destroy_xrcd_req'}
 
 
 def req_size(name):
@@ -315,9 +317,10 @@ class Fuzz:
         sq = self.ring(ci.CTL + (sq_depth % (1 << 12) << (6 + min(sq_shift, 8))))
         rq = self.ring(ci.CTL + (rq_depth % (1 << 12) << (4 + min(rq_shift, 8))))
         srq = 0 if r.randrange(3) else self.handle('srq')
+        xrcd = 0 if r.randrange(3) else self.handle('xrcd')
         return ci.create_qp(
             self.handle('pd'), self.pick(QPT['RC'], QPT['RC'], QPT['UC'], QPT['UD'], QPT['GSI'],
-                                         0, 5, 255),
+                                         QPT['XRC_INI'], QPT['XRC_TGT'], 0, 5, 255),
             self.handle('cq'), self.handle('cq'), sq[0], rq[0],
             sq_depth=sq_depth % (1 << 32), rq_depth=rq_depth % (1 << 32),
             sq_shift=sq_shift, rq_shift=rq_shift,
@@ -325,7 +328,7 @@ class Fuzz:
             recv_sge=self.pick(1, 2, 0, lim['max_recv_sge'], lim['max_recv_sge'] + 1, self.u32()),
             inline=self.pick(0, 0, 64, lim['max_inline_data'], lim['max_inline_data'] + 1,
                              self.u32()),
-            sq_size=sq[1], rq_size=rq[1], srq=srq)
+            sq_size=sq[1], rq_size=rq[1], srq=srq, xrcd=xrcd)
 
     def gen_modify_qp(self, qp=None, state=None):
         r, s = self.r, self.s
@@ -382,9 +385,13 @@ class Fuzz:
         depth = self.depth(max(lim['max_srq_wr'], 4))
         shift = self.pick(1, 0, 2, lim['max_rq_wqe_shift'], lim['max_rq_wqe_shift'] + 1, 255)
         addr, size = self.ring(ci.CTL + (depth % (1 << 12) << (4 + min(shift, 8))))
+        xrc = self.r.randrange(3) == 0
         return ci.create_srq(self.handle('pd'), addr, depth=depth % (1 << 32), shift=shift,
                              sge=self.pick(1, 2, 0, lim['max_srq_sge'] + 1, self.u32()),
-                             limit=self.pick(0, 1, 4, 5, self.u32()), size=size)
+                             limit=self.pick(0, 1, 4, 5, self.u32()), size=size,
+                             srq_type=self.pick(1, 1, 1, 0, 2, 255) if xrc else 0,
+                             xrcd=self.handle('xrcd') if xrc or not self.r.randrange(8) else 0,
+                             cq=self.handle('cq') if xrc or not self.r.randrange(8) else 0)
 
     def gen_modify_srq(self):
         return ABI.s('modify_srq_req').pack(srq_handle=self.handle('srq'),
@@ -404,7 +411,8 @@ class Fuzz:
                'MODIFY_QP': self.gen_modify_qp, 'QUERY_QP': self.gen_query_qp,
                'ADD_GID': self.gen_add_gid, 'CREATE_SRQ': self.gen_create_srq,
                'MODIFY_SRQ': self.gen_modify_srq, 'QUERY_SRQ': self.gen_query_srq,
-               'ALLOC_MW': self.gen_alloc_mw, 'CREATE_MKEY': self.gen_create_mkey}
+               'ALLOC_MW': self.gen_alloc_mw, 'CREATE_MKEY': self.gen_create_mkey,
+               'CREATE_XRCD': lambda: b''}
         if name in KIND_OF_DESTROY:
             return self.gen_destroy(KIND_OF_DESTROY[name])
         return gen[name]()
@@ -534,6 +542,9 @@ class Fuzz:
         if self.s.lim['max_srq']:
             _, r = self.cmd('CREATE_SRQ', ci.create_srq(pd, mem.pa[5]))
             self.floor['srq'] = r.get('srq_handle', 0)
+        # OPNOTSUPP without VIRTIO_RDMA_F_XRC: then there is no floor.
+        _, r = self.cmd('CREATE_XRCD')
+        self.floor['xrcd'] = r.get('xrcd_handle', 0)
         print(f'first handles (the driver\'s are below): {self.floor}')
         self.source_gid()
 

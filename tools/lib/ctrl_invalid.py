@@ -74,14 +74,15 @@ DESTROY = {CMD['CREATE_PD']: CMD['DESTROY_PD'], CMD['GET_DMA_MR']: CMD['DEREG_MR
            CMD['CREATE_MR']: CMD['DEREG_MR'], CMD['ALLOC_MR']: CMD['DEREG_MR'],
            CMD['CREATE_CQ']: CMD['DESTROY_CQ'], CMD['CREATE_QP']: CMD['DESTROY_QP'],
            CMD['CREATE_SRQ']: CMD['DESTROY_SRQ'], CMD['ALLOC_MW']: CMD['DEALLOC_MW'],
-           CMD['CREATE_MKEY']: CMD['DEREG_MR']}
+           CMD['CREATE_MKEY']: CMD['DEREG_MR'], CMD['CREATE_XRCD']: CMD['DESTROY_XRCD']}
 # The response struct of each command that has a response body.
 RESP = {'QUERY_DEVICE': 'query_device_resp', 'QUERY_PORT': 'query_port_resp',
         'CREATE_PD': 'create_pd_resp', 'GET_DMA_MR': 'mr_resp', 'CREATE_MR': 'mr_resp',
         'ALLOC_MR': 'mr_resp', 'CREATE_CQ': 'create_cq_resp',
         'CREATE_QP': 'create_qp_resp', 'QUERY_QP': 'query_qp_resp',
         'QUERY_STATS': 'query_stats_resp', 'CREATE_SRQ': 'create_srq_resp',
-        'QUERY_SRQ': 'query_srq_resp', 'ALLOC_MW': 'alloc_mw_resp', 'CREATE_MKEY': 'mr_resp'}
+        'QUERY_SRQ': 'query_srq_resp', 'ALLOC_MW': 'alloc_mw_resp', 'CREATE_MKEY': 'mr_resp',
+        'CREATE_XRCD': 'create_xrcd_resp'}
 
 
 def st(code):
@@ -484,8 +485,8 @@ def check_cq(s):
 # --- CREATE_QP ---------------------------------------------------------------------
 def create_qp(pd, qpt, scq, rcq, sq_addr, rq_addr, sq_depth=4, rq_depth=4,
               sq_shift=1, rq_shift=1, send_sge=1, recv_sge=1, inline=0,
-              sq_size=PAGE, rq_size=PAGE, srq=0):
-    return ABI.s('create_qp_req').pack(srq_handle=srq,
+              sq_size=PAGE, rq_size=PAGE, srq=0, xrcd=0):
+    return ABI.s('create_qp_req').pack(srq_handle=srq, xrcd_handle=xrcd,
         pd_handle=pd, qp_type=qpt, sq_wqe_shift=sq_shift, rq_wqe_shift=rq_shift,
         send_cq=scq, recv_cq=rcq, sq_depth=sq_depth, rq_depth=rq_depth,
         max_send_sge=send_sge, max_recv_sge=recv_sge, max_inline_data=inline,
@@ -818,10 +819,12 @@ def check_cq_resize(s):
 
 
 # --- shared receive queues (VIRTIO_RDMA_F_SRQ) ---------------------------------------------
-def create_srq(pd, addr, depth=4, shift=1, sge=1, limit=0, size=PAGE):
+def create_srq(pd, addr, depth=4, shift=1, sge=1, limit=0, size=PAGE, srq_type=0, xrcd=0,
+               cq=0):
     return ABI.s('create_srq_req').pack(pd_handle=pd, depth=depth, max_sge=sge,
                                         srq_limit=limit, wqe_shift=shift,
-                                        ring_addr=addr, ring_size=size)
+                                        ring_addr=addr, ring_size=size, srq_type=srq_type,
+                                        xrcd_handle=xrcd, cq_handle=cq)
 
 
 def check_srq(s):
@@ -877,6 +880,68 @@ def check_srq(s):
     s.expect('QUERY_SRQ of a destroyed SRQ', NOENT, 'QUERY_SRQ', h(srq))
 
 
+# --- XRC (VIRTIO_RDMA_F_XRC) -------------------------------------------------------------
+def check_xrc(s):
+    """Domains, XRC SRQs and the two XRC QP types: what each must and must
+    not name, and what keeps a domain or a CQ in use."""
+    print('--- XRC')
+    mem, srqt = s.mem, ABI.group('SRQT_')
+    x = s.expect('CREATE_XRCD', OK, 'CREATE_XRCD').get('xrcd_handle')
+    x2 = s.expect('CREATE_XRCD (a second)', OK, 'CREATE_XRCD').get('xrcd_handle')
+    s.check('two domains, two handles', True, bool(x and x2 and x != x2))
+    s.expect('DESTROY_XRCD unknown', NOENT, 'DESTROY_XRCD', h(0xfffff0))
+    # A CQ of its own for the SRQ, in page 10 (free again after check_cq_resize).
+    cq = s.expect('CREATE_CQ for the XRC SRQ', OK, 'CREATE_CQ',
+                  create_cq(mem.pa[10], PAGE, 16))['cq_handle']
+    ring, xsrq = mem.pa[8], srqt['XRC']
+    s.expect('CREATE_SRQ XRC unknown domain', NOENT, 'CREATE_SRQ',
+             create_srq(s.pd, ring, srq_type=xsrq, xrcd=0xfffff0, cq=cq))
+    s.expect('CREATE_SRQ XRC unknown CQ', NOENT, 'CREATE_SRQ',
+             create_srq(s.pd, ring, srq_type=xsrq, xrcd=x, cq=0xfffff0))
+    s.expect('CREATE_SRQ type 2', OPNOTSUPP, 'CREATE_SRQ',
+             create_srq(s.pd, ring, srq_type=2, xrcd=x, cq=cq))
+    s.expect('CREATE_SRQ basic naming a domain', INVAL, 'CREATE_SRQ',
+             create_srq(s.pd, ring, xrcd=x))
+    s.expect('CREATE_SRQ basic naming a CQ', INVAL, 'CREATE_SRQ', create_srq(s.pd, ring, cq=cq))
+    srq = s.expect('CREATE_SRQ XRC', OK, 'CREATE_SRQ',
+                   create_srq(s.pd, ring, srq_type=xsrq, xrcd=x, cq=cq)).get('srq_handle')
+    s.check('an XRC SRQ number is below 2^24', True, 0 < (srq or 0) < (1 << 24))
+    s.expect('DESTROY_CQ of an XRC SRQ', BUSY, 'DESTROY_CQ', h(cq))
+    s.expect('DESTROY_XRCD with an SRQ', BUSY, 'DESTROY_XRCD', h(x))
+    # XRC_TGT: the domain and nothing else; XRC_INI: PD, send CQ and SQ only.
+    none = dict(pd=0, scq=0, rcq=0, sq_addr=0, rq_addr=0, sq_depth=0, rq_depth=0,
+                sq_shift=0, rq_shift=0, send_sge=0, recv_sge=0, sq_size=0, rq_size=0,
+                qpt=QPT['XRC_TGT'])
+    cqp(s, 'XRC_TGT unknown domain', NOENT, **dict(none, xrcd=0xfffff0))
+    cqp(s, 'XRC_TGT without a domain', NOENT, **none)
+    cqp(s, 'XRC_TGT with a PD', INVAL, **dict(none, xrcd=x, pd=s.pd))
+    cqp(s, 'XRC_TGT with a send queue', INVAL,
+        **dict(none, xrcd=x, sq_depth=4, sq_shift=1, send_sge=1, sq_addr=mem.pa[9],
+               sq_size=PAGE))
+    cqp(s, 'XRC_TGT with an SRQ', INVAL, **dict(none, xrcd=x, srq=srq))
+    tgt = cqp(s, 'XRC_TGT', OK, **dict(none, xrcd=x))
+    ini = dict(qpt=QPT['XRC_INI'], rcq=0, rq_depth=0, rq_shift=0, recv_sge=0, rq_addr=0,
+               rq_size=0, sq_addr=mem.pa[9])
+    cqp(s, 'XRC_INI with a receive queue', INVAL, **dict(ini, rq_depth=4, rq_shift=1,
+                                                         recv_sge=1, rq_addr=mem.pa[6],
+                                                         rq_size=PAGE))
+    cqp(s, 'XRC_INI with a receive CQ', INVAL, **dict(ini, rcq=s.cq))
+    cqp(s, 'XRC_INI with an SRQ', INVAL, **dict(ini, srq=srq))
+    cqp(s, 'XRC_INI naming a domain', INVAL, **dict(ini, xrcd=x))
+    xi = cqp(s, 'XRC_INI', OK, **ini)
+    q = s.expect('QUERY_QP of the XRC_TGT', OK, 'QUERY_QP',
+                 s.req('query_qp_req', qp_handle=tgt or 0, attr_mask=1))
+    s.check('a new XRC_TGT is in RESET', ABI.c('QPS_RESET'), q.get('attr', {}).get('qp_state'))
+    s.expect('DESTROY_SRQ of an XRC SRQ', OK, 'DESTROY_SRQ', h(srq))
+    s.expect('DESTROY_XRCD with an XRC_TGT', BUSY, 'DESTROY_XRCD', h(x))
+    s.expect('DESTROY_QP XRC_INI', OK, 'DESTROY_QP', h(xi))
+    s.expect('DESTROY_QP XRC_TGT', OK, 'DESTROY_QP', h(tgt))
+    s.expect('DESTROY_XRCD', OK, 'DESTROY_XRCD', h(x))
+    s.expect('DESTROY_XRCD again', NOENT, 'DESTROY_XRCD', h(x))
+    s.expect('DESTROY_XRCD (the second)', OK, 'DESTROY_XRCD', h(x2))
+    s.expect('DESTROY_CQ of the XRC SRQ', OK, 'DESTROY_CQ', h(cq))
+
+
 # --- tables full ------------------------------------------------------------------------------
 def check_nospc(s):
     print('--- NOSPC')
@@ -912,7 +977,7 @@ def check_cleanup(s):
 
 SECTIONS = (check_chain_shape, check_port_and_gids, check_pd, check_mr, check_mw_mkey, check_cq,
             check_create_qp, check_modify_qp, check_flush_on_err, check_cq_overflow,
-            check_ud_qkey, check_cq_resize, check_srq, check_nospc, check_cleanup)
+            check_ud_qkey, check_cq_resize, check_srq, check_xrc, check_nospc, check_cleanup)
 
 
 def check_layouts():

@@ -115,6 +115,9 @@ int vt_qp_modify(struct ibv_qp *qp, const struct vt_conn *c,
 		 enum ibv_qp_state to)
 {
 	bool ud = qp->qp_type == IBV_QPT_UD, rc = qp->qp_type == IBV_QPT_RC;
+	/* An XRC QP is the requester or the responder half of an RC QP. */
+	bool ini = rc || qp->qp_type == IBV_QPT_XRC_SEND;
+	bool tgt = rc || qp->qp_type == IBV_QPT_XRC_RECV;
 	struct ibv_qp_attr a = { .qp_state = to };
 	int mask = IBV_QP_STATE;
 
@@ -139,7 +142,7 @@ int vt_qp_modify(struct ibv_qp *qp, const struct vt_conn *c,
 			mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 				IBV_QP_RQ_PSN;
 		}
-		if (rc) {
+		if (tgt) {
 			a.max_dest_rd_atomic = 1;
 			a.min_rnr_timer = c->min_rnr_timer ? c->min_rnr_timer : 1;
 			mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
@@ -148,13 +151,16 @@ int vt_qp_modify(struct ibv_qp *qp, const struct vt_conn *c,
 	case IBV_QPS_RTS:
 		a.sq_psn = c->psn;
 		mask |= IBV_QP_SQ_PSN;
-		if (rc) {
+		if (ini || tgt) {
 			a.timeout = c->timeout ? c->timeout : 14;
+			mask |= IBV_QP_TIMEOUT;
+		}
+		if (ini) {
 			a.retry_cnt = c->retry_cnt ? c->retry_cnt : 7;
 			a.rnr_retry = c->rnr_retry ? c->rnr_retry : 7;
 			a.max_rd_atomic = 1;
-			mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+			mask |= IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				IBV_QP_MAX_QP_RD_ATOMIC;
 		}
 		break;
 	default:

@@ -62,7 +62,8 @@ void vt_dev_args(int argc, char **argv, const char *usage, int cqe,
  * Where a QP connects to and how: what RESET -> INIT -> RTR -> RTS needs.
  * RC and UC take the address vector, path MTU 1024 and @psn both ways; RC
  * also one outstanding read/atomic each way and the fields below, whose 0
- * stands for a default: an ACK @timeout of 14 (~67 ms: a lost packet costs
+ * stands for a default (XRC_SEND those of a requester, XRC_RECV those of a
+ * responder, as ibv_modify_qp wants them): an ACK @timeout of 14 (~67 ms: a lost packet costs
  * a fraction of a second, not minutes), 7 retries of each kind.  UD takes
  * @qkey and @psn only.
  */
