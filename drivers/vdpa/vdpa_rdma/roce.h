@@ -17,11 +17,13 @@
 #include "roce_hdr.h"
 
 /*
- * Extension headers, in the order IBA 9.2 places them after the BTH for
- * every opcode (DETH, RETH or AtomicETH, AETH, AtomicAckETH, ImmDt, IETH):
- * an opcode's headers appear on the wire in the order of this enum.
+ * Extension headers, in the order IBA 9.2 and annex A14 place them after
+ * the BTH for every opcode (XRCETH or DETH, RETH or AtomicETH, AETH,
+ * AtomicAckETH, ImmDt, IETH): an opcode's headers appear on the wire in
+ * the order of this enum.
  */
 enum roce_ext {
+	ROCE_EXT_XRCETH,
 	ROCE_EXT_DETH,
 	ROCE_EXT_RETH,
 	ROCE_EXT_ATOMICETH,
@@ -32,6 +34,7 @@ enum roce_ext {
 	ROCE_EXT_NUM
 };
 
+#define ROCE_HDR_XRCETH		BIT(ROCE_EXT_XRCETH)
 #define ROCE_HDR_DETH		BIT(ROCE_EXT_DETH)
 #define ROCE_HDR_RETH		BIT(ROCE_EXT_RETH)
 #define ROCE_HDR_ATOMICETH	BIT(ROCE_EXT_ATOMICETH)
@@ -44,6 +47,7 @@ enum roce_ext {
 #define ROCE_QPT_RC		BIT(0)
 #define ROCE_QPT_UC		BIT(1)
 #define ROCE_QPT_UD		BIT(2)
+#define ROCE_QPT_XRC		BIT(3)
 
 /*
  * Opcode properties.  REQ packets are consumed by the responder, RESP
@@ -109,6 +113,7 @@ struct roce_pkt {
 	u32 dqpn;
 	u32 psn;
 
+	u32 xrc_srqn;		/* XRCETH */
 	struct {
 		u32 qkey;
 		u32 sqpn;

@@ -63,6 +63,7 @@
 #define ROCE_RC(op)	(ROCE_OPC_RC | ROCE_OP_##op)
 #define ROCE_UC(op)	(ROCE_OPC_UC | ROCE_OP_##op)
 #define ROCE_UD(op)	(ROCE_OPC_UD | ROCE_OP_##op)
+#define ROCE_XRC(op)	(ROCE_OPC_XRC | ROCE_OP_##op)
 
 /* Base Transport Header */
 struct roce_bth {
@@ -152,6 +153,16 @@ struct roce_ieth {
 	__be32 rkey;
 };
 
+/*
+ * XRC Extended Transport Header (IBA annex A14): the XRC SRQ a request is
+ * for at the target, in every XRC request packet right after the BTH.
+ */
+struct roce_xrceth {
+	__be32 srqn;		/* resv8, XRCSRQ */
+};
+
+#define ROCE_XRCSRQ_MASK	GENMASK(23, 0)
+
 /* Datagram Extended Transport Header */
 struct roce_deth {
 	__be32 qkey;
@@ -168,6 +179,7 @@ struct roce_deth {
 #define ROCE_IMMDT_BYTES	4
 #define ROCE_IETH_BYTES		4
 #define ROCE_DETH_BYTES		8
+#define ROCE_XRCETH_BYTES	4
 #define ROCE_ICRC_BYTES		4
 
 static_assert(sizeof(struct roce_bth) == ROCE_BTH_BYTES);
@@ -178,6 +190,7 @@ static_assert(sizeof(struct roce_atomicacketh) == ROCE_ATOMICACKETH_BYTES);
 static_assert(sizeof(struct roce_immdt) == ROCE_IMMDT_BYTES);
 static_assert(sizeof(struct roce_ieth) == ROCE_IETH_BYTES);
 static_assert(sizeof(struct roce_deth) == ROCE_DETH_BYTES);
+static_assert(sizeof(struct roce_xrceth) == ROCE_XRCETH_BYTES);
 
 static inline u64 roce_get_be64(const __be32 *hi, const __be32 *lo)
 {
@@ -377,6 +390,17 @@ static inline void roce_deth_set(struct roce_deth *deth, u32 qkey, u32 sqpn)
 {
 	put_unaligned_be32(qkey, &deth->qkey);
 	put_unaligned_be32(sqpn & ROCE_QPN_MASK, &deth->sqpn);
+}
+
+/* XRCETH: the reserved bits are sent as 0 and ignored on receipt. */
+static inline u32 roce_xrceth_srqn(const struct roce_xrceth *xrceth)
+{
+	return get_unaligned_be32(&xrceth->srqn) & ROCE_XRCSRQ_MASK;
+}
+
+static inline void roce_xrceth_set(struct roce_xrceth *xrceth, u32 srqn)
+{
+	put_unaligned_be32(srqn & ROCE_XRCSRQ_MASK, &xrceth->srqn);
 }
 
 #endif /* _VDPA_RDMA_ROCE_HDR_H */

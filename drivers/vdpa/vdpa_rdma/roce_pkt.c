@@ -29,6 +29,8 @@ static bool roce_pkt_fields_ok(const struct roce_pkt *pkt,
 	/* Only the last packet of a message may be padded: see parse. */
 	if (pkt->pad && !(info->flags & ROCE_OPF_LAST))
 		return false;
+	if ((info->hdrs & ROCE_HDR_XRCETH) && pkt->xrc_srqn > ROCE_XRCSRQ_MASK)
+		return false;
 	if ((info->hdrs & ROCE_HDR_DETH) && pkt->deth.sqpn > ROCE_QPN_MASK)
 		return false;
 	if ((info->hdrs & ROCE_HDR_AETH) && pkt->aeth.msn > ROCE_AETH_MSN_MASK)
@@ -75,6 +77,10 @@ int vdr_roce_build(const struct roce_pkt *pkt, void *buf, size_t size)
 	roce_bth_set_apsn(bth, pkt->ack_req, pkt->psn);
 	p += ROCE_BTH_BYTES;
 
+	if (info->hdrs & ROCE_HDR_XRCETH) {
+		roce_xrceth_set((struct roce_xrceth *)p, pkt->xrc_srqn);
+		p += ROCE_XRCETH_BYTES;
+	}
 	if (info->hdrs & ROCE_HDR_DETH) {
 		roce_deth_set((struct roce_deth *)p, pkt->deth.qkey,
 			      pkt->deth.sqpn);
@@ -183,6 +189,10 @@ int vdr_roce_parse(const void *buf, size_t len, struct roce_pkt *pkt)
 		return -EINVAL;
 
 	p += ROCE_BTH_BYTES;
+	if (info->hdrs & ROCE_HDR_XRCETH) {
+		pkt->xrc_srqn = roce_xrceth_srqn((const void *)p);
+		p += ROCE_XRCETH_BYTES;
+	}
 	if (info->hdrs & ROCE_HDR_DETH) {
 		pkt->deth.qkey = roce_deth_qkey((const void *)p);
 		pkt->deth.sqpn = roce_deth_sqpn((const void *)p);

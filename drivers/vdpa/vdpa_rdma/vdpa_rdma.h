@@ -47,6 +47,14 @@
  * a command that destroys or replaces an MR takes mr->lock to mark it dead
  * before it completes, so the driver may release the MR's pages as soon as
  * it sees the completion (spec "Driver requirements").
+ *
+ * XRC SRQs are the one object the data path looks up by a number from the
+ * wire (the XRCETH) and keeps between packets: an XRC_TGT QP holds the SRQ
+ * of its message in progress and of the READ it answers, under its own
+ * lock.  DESTROY_SRQ takes the SRQ out of the table, then the lock of every
+ * XRC_TGT QP of its domain in turn to make the QP forget it
+ * (vdr_resp_srq_gone()), and only then frees it: a QP's run never sees an
+ * SRQ, nor the PD and CQ the SRQ holds, go away under it.
  */
 #ifndef _VDPA_RDMA_H
 #define _VDPA_RDMA_H
@@ -104,6 +112,8 @@
  * area of one SQ WQE, two SGE slots each.
  */
 #define VDR_MAX_MKEY_ENTRIES		(VDR_MAX_SGE / 2)
+/* With VIRTIO_RDMA_F_XRC; not in QUERY_DEVICE (verbs has no field). */
+#define VDR_MAX_XRCD			1024
 
 /*
  * Every handle fits 24 bits: QPNs by the BTH, MR indexes by the key (index
@@ -194,6 +204,13 @@ struct vdr_pd {
 	struct rcu_head rcu;
 };
 
+/* An XRC domain (vdr_xrcd.c); changed under dev->lock only. */
+struct vdr_xrcd {
+	u32 handle;
+	u32 refs;		/* its XRC SRQs and XRC_TGT QPs */
+	struct rcu_head rcu;
+};
+
 /*
  * A key names a memory region, a memory window (vdr_mw.c) or an indirect
  * memory key (vdr_mkey.c); all live in dev->mrs, so one lookup resolves any
@@ -259,6 +276,7 @@ struct vdr_cq {
 	u32 handle;
 	u32 eventq;
 	u32 nr_qps;
+	u32 nr_srqs;		/* XRC SRQs completing into it */
 	/* Serialises CQE producers; the data path posts from several contexts. */
 	spinlock_t lock;
 	struct vdr_ring ring;
@@ -276,12 +294,16 @@ struct vdr_cq {
 
 /*
  * A shared receive queue (vdr_srq.c).  Commands change it under dev->lock;
- * the works of its QPs take WQEs under @lock.
+ * the works of its QPs take WQEs under @lock.  An XRC SRQ (@xrcd set) is
+ * found by the XRC_TGT QPs of its domain in dev->srqs, per packet, and
+ * completes into its own @cq.
  */
 struct vdr_srq {
 	u32 handle;
 	u32 nr_qps;		/* QPs attached; under dev->lock */
 	struct vdr_pd *pd;
+	struct vdr_xrcd *xrcd;	/* XRC only */
+	struct vdr_cq *cq;	/* XRC only */
 	u32 max_sge;
 	/* The consumer side: the QPs' works take WQEs on several CPUs. */
 	spinlock_t lock;
@@ -328,6 +350,7 @@ struct vdr_qp {
 	struct vdr_ring sq;
 	struct vdr_ring rq;		/* depth 0: no receive queue */
 	struct vdr_srq *srq;		/* receives come from it; no RQ */
+	struct vdr_xrcd *xrcd;		/* XRC_TGT: its domain */
 	u32 sq_cons;			/* device copies of the consumer indices */
 	u32 rq_cons;
 	struct virtio_rdma_qp_attr attr;	/* as last set by MODIFY_QP */
@@ -387,10 +410,11 @@ struct vdr_dev {
 	struct xarray cqs;
 	struct xarray qps;
 	struct xarray srqs;
+	struct xarray xrcds;
 	/* Writers also hold dev->lock; the data path copies under it. */
 	spinlock_t gid_lock;
-	u32 pd_next, mr_next, cq_next, qp_next, srq_next;
-	u32 nr_pds, nr_mrs, nr_cqs, nr_qps, nr_srqs, nr_mws;
+	u32 pd_next, mr_next, cq_next, qp_next, srq_next, xrcd_next;
+	u32 nr_pds, nr_mrs, nr_cqs, nr_qps, nr_srqs, nr_mws, nr_xrcds;
 	u64 qp_serial;
 	struct vdr_gid gids[VDR_GID_TBL_LEN];
 
@@ -441,6 +465,7 @@ struct vdr_dev {
 		struct virtio_rdma_alloc_mw_req alloc_mw;
 		struct virtio_rdma_dealloc_mw_req dealloc_mw;
 		struct virtio_rdma_create_mkey_req create_mkey;
+		struct virtio_rdma_destroy_xrcd_req destroy_xrcd;
 	} req;
 	union {
 		struct virtio_rdma_query_device_resp query_device;
@@ -454,6 +479,7 @@ struct vdr_dev {
 		struct virtio_rdma_create_srq_resp create_srq;
 		struct virtio_rdma_query_srq_resp query_srq;
 		struct virtio_rdma_alloc_mw_resp alloc_mw;
+		struct virtio_rdma_create_xrcd_resp create_xrcd;
 	} resp;
 };
 
@@ -485,6 +511,20 @@ static inline struct vdr_mr *vdr_key_lookup(struct vdr_dev *dev, u32 key)
 static inline bool vdr_qp_is_ud(const struct vdr_qp *qp)
 {
 	return virtio_rdma_qpt_is_ud(qp->type);
+}
+
+static inline bool vdr_qpt_is_xrc(u8 type)
+{
+	return type == VIRTIO_RDMA_QPT_XRC_INI || type == VIRTIO_RDMA_QPT_XRC_TGT;
+}
+
+/*
+ * The reliable connected transport's rules (ACKs, PSN windows, retries):
+ * RC, and XRC, which is RC with another opcode base and an XRCETH.
+ */
+static inline bool vdr_qp_is_rc(const struct vdr_qp *qp)
+{
+	return qp->type == VIRTIO_RDMA_QPT_RC || vdr_qpt_is_xrc(qp->type);
 }
 
 /* A command's status for an errno of a mapping or allocation step. */
@@ -614,6 +654,13 @@ struct vdr_pd *vdr_pd_get(struct vdr_dev *dev, u32 handle);
 void vdr_pd_put(struct vdr_pd *pd);
 void vdr_pds_destroy(struct vdr_dev *dev);
 
+/* vdr_xrcd.c */
+int vdr_cmd_create_xrcd(struct vdr_dev *dev);
+int vdr_cmd_destroy_xrcd(struct vdr_dev *dev);
+struct vdr_xrcd *vdr_xrcd_get(struct vdr_dev *dev, u32 handle);
+void vdr_xrcd_put(struct vdr_xrcd *xrcd);
+void vdr_xrcds_destroy(struct vdr_dev *dev);
+
 /* vdr_mr.c */
 int vdr_cmd_get_dma_mr(struct vdr_dev *dev);
 int vdr_cmd_create_mr(struct vdr_dev *dev);
@@ -660,10 +707,13 @@ int vdr_cmd_query_srq(struct vdr_dev *dev);
 int vdr_cmd_destroy_srq(struct vdr_dev *dev);
 int vdr_srq_take(struct vdr_srq *srq, struct virtio_rdma_rq_wqe *wqe,
 		 struct virtio_rdma_sge *sge, bool *limit_hit);
+bool vdr_srq_xrc_ok(const struct vdr_srq *srq, const struct vdr_xrcd *xrcd,
+		    const struct vdr_srq *msg_srq, bool cont);
 void vdr_srqs_destroy(struct vdr_dev *dev);
 
 /* vdr_resp.c */
 void vdr_resp_srq_flush(struct vdr_dev *dev, struct vdr_qp *qp);
+void vdr_resp_srq_gone(struct vdr_qp *qp, struct vdr_srq *srq);
 
 /* vdr_gid.c */
 int vdr_cmd_add_gid(struct vdr_dev *dev);

@@ -31,6 +31,7 @@
 #define RC(op)	ROCE_RC(op)
 #define UC(op)	ROCE_UC(op)
 #define UD(op)	ROCE_UD(op)
+#define XRC(op)	ROCE_XRC(op)
 
 /* Every opcode the device knows, with its header length as rdma_rxe has it. */
 static const struct {
@@ -76,6 +77,49 @@ static const struct {
 	{ UD(SEND_ONLY_WITH_IMMEDIATE), 24 },
 };
 
+/*
+ * The XRC opcodes (IBA annex A14), which rdma_rxe does not have: RC's
+ * headers, plus a 4-byte XRCETH in every request.
+ */
+static const struct {
+	u8 opcode;
+	u8 hdr_len;
+} xrc_opcodes[] = {
+	{ XRC(SEND_FIRST), 16 },
+	{ XRC(SEND_MIDDLE), 16 },
+	{ XRC(SEND_LAST), 16 },
+	{ XRC(SEND_LAST_WITH_IMMEDIATE), 20 },
+	{ XRC(SEND_ONLY), 16 },
+	{ XRC(SEND_ONLY_WITH_IMMEDIATE), 20 },
+	{ XRC(RDMA_WRITE_FIRST), 32 },
+	{ XRC(RDMA_WRITE_MIDDLE), 16 },
+	{ XRC(RDMA_WRITE_LAST), 16 },
+	{ XRC(RDMA_WRITE_LAST_WITH_IMMEDIATE), 20 },
+	{ XRC(RDMA_WRITE_ONLY), 32 },
+	{ XRC(RDMA_WRITE_ONLY_WITH_IMMEDIATE), 36 },
+	{ XRC(RDMA_READ_REQUEST), 32 },
+	{ XRC(RDMA_READ_RESPONSE_FIRST), 16 },
+	{ XRC(RDMA_READ_RESPONSE_MIDDLE), 12 },
+	{ XRC(RDMA_READ_RESPONSE_LAST), 16 },
+	{ XRC(RDMA_READ_RESPONSE_ONLY), 16 },
+	{ XRC(ACKNOWLEDGE), 16 },
+	{ XRC(ATOMIC_ACKNOWLEDGE), 24 },
+	{ XRC(COMPARE_SWAP), 44 },
+	{ XRC(FETCH_ADD), 44 },
+	{ XRC(SEND_LAST_WITH_INVALIDATE), 20 },
+	{ XRC(SEND_ONLY_WITH_INVALIDATE), 20 },
+};
+
+#define NR_OPCODES	(ARRAY_SIZE(known_opcodes) + ARRAY_SIZE(xrc_opcodes))
+
+/* The @i-th of every opcode the device knows, rxe's then XRC's. */
+static u8 opcode_at(unsigned int i)
+{
+	if (i < ARRAY_SIZE(known_opcodes))
+		return known_opcodes[i].opcode;
+	return xrc_opcodes[i - ARRAY_SIZE(known_opcodes)].opcode;
+}
+
 static int known_hdr_len(u8 opcode)
 {
 	int i;
@@ -83,6 +127,9 @@ static int known_hdr_len(u8 opcode)
 	for (i = 0; i < ARRAY_SIZE(known_opcodes); i++)
 		if (known_opcodes[i].opcode == opcode)
 			return known_opcodes[i].hdr_len;
+	for (i = 0; i < ARRAY_SIZE(xrc_opcodes); i++)
+		if (xrc_opcodes[i].opcode == opcode)
+			return xrc_opcodes[i].hdr_len;
 	return -1;
 }
 
@@ -117,8 +164,10 @@ static void roce_hdr_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sizeof(struct roce_ieth), 4);
 	KUNIT_EXPECT_EQ(test, sizeof(struct roce_deth), 8);
 	KUNIT_EXPECT_EQ(test, offsetof(struct roce_deth, sqpn), 4);
+	KUNIT_EXPECT_EQ(test, sizeof(struct roce_xrceth), 4);
 	KUNIT_EXPECT_EQ(test, ROCE_UDP_PORT, 4791);
 
+	KUNIT_EXPECT_EQ(test, vdr_roce_ext_len(ROCE_EXT_XRCETH), 4);
 	KUNIT_EXPECT_EQ(test, vdr_roce_ext_len(ROCE_EXT_DETH), 8);
 	KUNIT_EXPECT_EQ(test, vdr_roce_ext_len(ROCE_EXT_RETH), 16);
 	KUNIT_EXPECT_EQ(test, vdr_roce_ext_len(ROCE_EXT_ATOMICETH), 28);
@@ -200,6 +249,15 @@ static void roce_hdr_accessors(struct kunit *test)
 	roce_immdt_set((struct roce_immdt *)(buf + 1), cpu_to_be32(0xa1b2c3d4));
 	KUNIT_EXPECT_EQ(test, buf[1], 0xa1);
 	KUNIT_EXPECT_EQ(test, buf[4], 0xd4);
+	/* XRCETH: the reserved byte is written as 0 and ignored on receipt. */
+	memset(buf, 0xee, 64);
+	roce_xrceth_set((struct roce_xrceth *)(buf + 1), 0xff123456);
+	KUNIT_EXPECT_EQ(test, buf[1], 0x00);
+	KUNIT_EXPECT_EQ(test, buf[2], 0x12);
+	KUNIT_EXPECT_EQ(test, buf[4], 0x56);
+	buf[1] = 0xa5;
+	KUNIT_EXPECT_EQ(test, roce_xrceth_srqn((struct roce_xrceth *)(buf + 1)),
+			0x123456);
 }
 
 /* ---- opcode table ------------------------------------------------------ */
@@ -231,7 +289,8 @@ static void roce_opcode_table(struct kunit *test)
 
 		KUNIT_EXPECT_EQ_MSG(test, info->qpts,
 				    t == ROCE_OPC_RC ? ROCE_QPT_RC :
-				    t == ROCE_OPC_UC ? ROCE_QPT_UC : ROCE_QPT_UD,
+				    t == ROCE_OPC_UC ? ROCE_QPT_UC :
+				    t == ROCE_OPC_XRC ? ROCE_QPT_XRC : ROCE_QPT_UD,
 				    "%s", info->name);
 		KUNIT_EXPECT_EQ_MSG(test, hweight16(f & (ROCE_OPF_REQ |
 							 ROCE_OPF_RESP)), 1,
@@ -243,9 +302,13 @@ static void roce_opcode_table(struct kunit *test)
 				      pos == ROCE_OPF_MIDDLE ||
 				      pos == ROCE_OPF_LAST ||
 				      pos == ROCE_OPF_ONLY, "%s", info->name);
-		/* Only RC requests are acknowledged. */
+		/* Only RC and XRC requests are acknowledged. */
 		KUNIT_EXPECT_EQ_MSG(test, !!(f & ROCE_OPF_NEEDS_ACK),
-				    t == ROCE_OPC_RC && (f & ROCE_OPF_REQ),
+				    (t == ROCE_OPC_RC || t == ROCE_OPC_XRC) &&
+				    (f & ROCE_OPF_REQ), "%s", info->name);
+		/* Every XRC request has an XRCETH, no response has one. */
+		KUNIT_EXPECT_EQ_MSG(test, !!(info->hdrs & ROCE_HDR_XRCETH),
+				    t == ROCE_OPC_XRC && (f & ROCE_OPF_REQ),
 				    "%s", info->name);
 		KUNIT_EXPECT_EQ_MSG(test, !!(f & ROCE_OPF_PAYLOAD),
 				    !!(f & (ROCE_OPF_SEND | ROCE_OPF_WRITE |
@@ -272,7 +335,7 @@ static void roce_opcode_table(struct kunit *test)
 				    (f & ROCE_OPF_RESP) &&
 				    !(f & ROCE_OPF_MIDDLE), "%s", info->name);
 	}
-	KUNIT_EXPECT_EQ(test, n, ARRAY_SIZE(known_opcodes));
+	KUNIT_EXPECT_EQ(test, n, NR_OPCODES);
 
 	/* Spot checks of what the rules above cannot tell apart. */
 	KUNIT_EXPECT_EQ(test, vdr_roce_opcode(RC(RDMA_READ_REQUEST))->flags,
@@ -286,6 +349,17 @@ static void roce_opcode_table(struct kunit *test)
 			ROCE_OPF_MIDDLE);
 	KUNIT_EXPECT_STREQ(test, vdr_roce_opcode(UD(SEND_ONLY))->name,
 			   "UD_SEND_ONLY");
+	KUNIT_EXPECT_STREQ(test, vdr_roce_opcode(0xa4)->name, "XRC_SEND_ONLY");
+	KUNIT_EXPECT_EQ(test, vdr_roce_opcode(XRC(RDMA_WRITE_FIRST))->hdrs,
+			ROCE_HDR_XRCETH | ROCE_HDR_RETH);
+	KUNIT_EXPECT_EQ(test, vdr_roce_opcode(XRC(ACKNOWLEDGE))->hdrs,
+			ROCE_HDR_AETH);
+	/* The XRC opcodes are RC's with the transport bits 101. */
+	KUNIT_EXPECT_EQ(test, XRC(SEND_FIRST), 0xa0);
+	KUNIT_EXPECT_EQ(test, XRC(ACKNOWLEDGE), 0xb1);
+	KUNIT_EXPECT_EQ(test, XRC(SEND_ONLY_WITH_INVALIDATE), 0xb7);
+	KUNIT_EXPECT_NULL(test, vdr_roce_opcode(XRC(FLUSH)));
+	KUNIT_EXPECT_NULL(test, vdr_roce_opcode(0xb5));
 	/* Left out on purpose: the device offers neither. */
 	KUNIT_EXPECT_NULL(test, vdr_roce_opcode(RC(FLUSH)));
 	KUNIT_EXPECT_NULL(test, vdr_roce_opcode(RC(ATOMIC_WRITE)));
@@ -349,6 +423,14 @@ static void roce_opcode_sequence(struct kunit *test)
 		{ UC(SEND_LAST), RC(SEND_ONLY), false },
 		{ UD(SEND_ONLY), UD(SEND_ONLY_WITH_IMMEDIATE), true },
 		{ UD(SEND_ONLY), RC(SEND_ONLY), false },
+		{ ROCE_OPCODE_NONE, XRC(SEND_FIRST), true },
+		{ XRC(SEND_FIRST), XRC(SEND_MIDDLE), true },
+		{ XRC(RDMA_WRITE_MIDDLE), XRC(RDMA_WRITE_LAST_WITH_IMMEDIATE),
+		  true },
+		{ XRC(SEND_FIRST), RC(SEND_LAST), false },
+		{ RC(SEND_FIRST), XRC(SEND_LAST), false },
+		{ XRC(SEND_ONLY), XRC(ACKNOWLEDGE), false },
+		{ XRC(ACKNOWLEDGE), XRC(RDMA_READ_RESPONSE_ONLY), true },
 		{ 0x15, RC(SEND_ONLY), false },
 		{ 256, RC(SEND_ONLY), false },
 		{ -2, RC(SEND_ONLY), false },
@@ -396,6 +478,7 @@ static void random_pkt(struct rnd_state *rnd, u8 opcode, u32 payload_len,
 	pkt->atomic_orig = (u64)prandom_u32_state(rnd) << 31 | r;
 	pkt->imm = (__force __be32)prandom_u32_state(rnd);
 	pkt->ieth_rkey = prandom_u32_state(rnd);
+	pkt->xrc_srqn = prandom_u32_state(rnd) & ROCE_XRCSRQ_MASK;
 }
 
 /* What parse must return for a built packet: absent headers read as 0. */
@@ -418,6 +501,8 @@ static void expected_parse(const struct roce_pkt *in, struct roce_pkt *out)
 		out->imm = 0;
 	if (!(info->hdrs & ROCE_HDR_IETH))
 		out->ieth_rkey = 0;
+	if (!(info->hdrs & ROCE_HDR_XRCETH))
+		out->xrc_srqn = 0;
 	out->info = info;
 	out->hdr_len = info->hdr_len;
 }
@@ -459,6 +544,7 @@ static void expect_pkt_eq(struct kunit *test, const struct roce_pkt *got,
 	KUNIT_EXPECT_EQ_MSG(test, (__force u32)got->imm, (__force u32)want->imm,
 			    "%s", name);
 	KUNIT_EXPECT_EQ_MSG(test, got->ieth_rkey, want->ieth_rkey, "%s", name);
+	KUNIT_EXPECT_EQ_MSG(test, got->xrc_srqn, want->xrc_srqn, "%s", name);
 	KUNIT_EXPECT_EQ_MSG(test, got->hdr_len, want->hdr_len, "%s", name);
 	KUNIT_EXPECT_EQ_MSG(test, got->payload_len, want->payload_len, "%s",
 			    name);
@@ -497,6 +583,12 @@ static void roundtrip(struct kunit *test, const struct roce_pkt *in,
 	KUNIT_EXPECT_EQ(test, pkt[8] & 0x7f, 0);	/* resv7 */
 	if (want.info->hdrs & ROCE_HDR_DETH)
 		KUNIT_EXPECT_EQ(test, pkt[ROCE_BTH_BYTES + 4], 0); /* resv8 */
+	/* The XRCETH right after the BTH, its reserved byte 0. */
+	if (want.info->hdrs & ROCE_HDR_XRCETH) {
+		KUNIT_EXPECT_EQ(test, pkt[ROCE_BTH_BYTES], 0);
+		KUNIT_EXPECT_EQ(test, get_unaligned_be32(pkt + ROCE_BTH_BYTES),
+				in->xrc_srqn);
+	}
 }
 
 static void roce_build_parse_roundtrip(struct kunit *test)
@@ -508,8 +600,8 @@ static void roce_build_parse_roundtrip(struct kunit *test)
 	int i, j, shift;
 
 	prandom_seed_state(&rnd, 4791);
-	for (i = 0; i < ARRAY_SIZE(known_opcodes); i++) {
-		u8 op = known_opcodes[i].opcode;
+	for (i = 0; i < NR_OPCODES; i++) {
+		u8 op = opcode_at(i);
 		u16 f = vdr_roce_opcode(op)->flags;
 		const u32 *lens = last_lens;
 		int nlens = ARRAY_SIZE(last_lens);
@@ -579,6 +671,122 @@ static void roce_build_bytes(struct kunit *test)
 	KUNIT_EXPECT_MEMEQ(test, buf, want, sizeof(want));
 }
 
+/*
+ * XRC packets byte by byte, from IBA annex A14: the XRCETH right after the
+ * BTH and before any RETH, AtomicETH, ImmDt or IETH of a request; none in
+ * a response.  Each is built, then parsed back, also with the XRCETH's
+ * reserved byte set, which the receiver ignores.
+ */
+static const struct {
+	struct roce_pkt pkt;
+	u8 bytes[44];
+	u8 len;
+} xrc_vectors[] = {
+	{
+		.pkt = { .opcode = 0xa4, .pkey = 0xffff, .dqpn = 0x000011,
+			 .ack_req = true, .psn = 0x000007,
+			 .xrc_srqn = 0x123456 },
+		.bytes = { 0xa4, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x11,
+			   0x80, 0x00, 0x00, 0x07,
+			   0x00, 0x12, 0x34, 0x56 },
+		.len = 16,
+	}, {
+		.pkt = { .opcode = 0xa6, .pkey = 0xffff, .dqpn = 0xabcdef,
+			 .psn = 0xfedcba, .xrc_srqn = 0x000001,
+			 .reth = { .va = 0x0102030405060708ULL,
+				   .rkey = 0x11223344, .len = 0x2000 } },
+		.bytes = { 0xa6, 0x00, 0xff, 0xff, 0x00, 0xab, 0xcd, 0xef,
+			   0x00, 0xfe, 0xdc, 0xba,
+			   0x00, 0x00, 0x00, 0x01,
+			   0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+			   0x11, 0x22, 0x33, 0x44, 0x00, 0x00, 0x20, 0x00 },
+		.len = 32,
+	}, {
+		.pkt = { .opcode = 0xb1, .pkey = 0xffff, .dqpn = 0x000022,
+			 .psn = 0x000009, .xrc_srqn = 0x123456,
+			 .aeth = { .syndrome = ROCE_AETH_NAK_INVALID_REQ,
+				   .msn = 0x000003 } },
+		.bytes = { 0xb1, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x22,
+			   0x00, 0x00, 0x00, 0x09,
+			   0x61, 0x00, 0x00, 0x03 },
+		.len = 16,
+	}, {
+		.pkt = { .opcode = 0xb3, .pkey = 0xffff, .dqpn = 0x000033,
+			 .ack_req = true, .psn = 0x000100,
+			 .xrc_srqn = 0xffffff,
+			 .atomiceth = { .va = 0x1000, .rkey = 0x55,
+					.swap_add = 0x2, .compare = 0x1 } },
+		.bytes = { 0xb3, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x33,
+			   0x80, 0x00, 0x01, 0x00,
+			   0x00, 0xff, 0xff, 0xff,
+			   0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00,
+			   0x00, 0x00, 0x00, 0x55,
+			   0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02,
+			   0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01 },
+		.len = 44,
+	}, {
+		.pkt = { .opcode = 0xa5, .se = true, .pkey = 0xffff,
+			 .dqpn = 0x000044, .psn = 0x000001,
+			 .xrc_srqn = 0x000abc,
+			 .imm = cpu_to_be32(0xdeadbeef) },
+		.bytes = { 0xa5, 0x80, 0xff, 0xff, 0x00, 0x00, 0x00, 0x44,
+			   0x00, 0x00, 0x00, 0x01,
+			   0x00, 0x00, 0x0a, 0xbc,
+			   0xde, 0xad, 0xbe, 0xef },
+		.len = 20,
+	}, {
+		.pkt = { .opcode = 0xb7, .pkey = 0xffff, .dqpn = 0x000055,
+			 .psn = 0x000002, .xrc_srqn = 0x000002,
+			 .ieth_rkey = 0xcafe0001 },
+		.bytes = { 0xb7, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x55,
+			   0x00, 0x00, 0x00, 0x02,
+			   0x00, 0x00, 0x00, 0x02,
+			   0xca, 0xfe, 0x00, 0x01 },
+		.len = 20,
+	}, {
+		/* A READ response: AETH only, as RC's. */
+		.pkt = { .opcode = 0xad, .pkey = 0xffff, .dqpn = 0x000066,
+			 .psn = 0x000010,
+			 .aeth = { .syndrome = ROCE_AETH_ACK_UNLIMITED,
+				   .msn = 0x000001 } },
+		.bytes = { 0xad, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x66,
+			   0x00, 0x00, 0x00, 0x10,
+			   0x1f, 0x00, 0x00, 0x01 },
+		.len = 16,
+	},
+};
+
+static void roce_xrc_bytes(struct kunit *test)
+{
+	struct roce_pkt want, got;
+	u8 buf[64], *b;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(xrc_vectors); i++) {
+		const struct roce_pkt *in = &xrc_vectors[i].pkt;
+		u8 len = xrc_vectors[i].len;
+
+		memset(buf, 0xee, sizeof(buf));
+		KUNIT_ASSERT_EQ_MSG(test, vdr_roce_build(in, buf, sizeof(buf)),
+				    (int)len, "opcode 0x%02x", in->opcode);
+		KUNIT_EXPECT_MEMEQ_MSG(test, buf, xrc_vectors[i].bytes, len,
+				       "opcode 0x%02x", in->opcode);
+
+		memset(buf + len, 0, ROCE_ICRC_BYTES);
+		expected_parse(in, &want);
+		b = copy_exact(test, buf, len + ROCE_ICRC_BYTES);
+		KUNIT_ASSERT_EQ(test, vdr_roce_parse(b, len + ROCE_ICRC_BYTES,
+						     &got), 0);
+		expect_pkt_eq(test, &got, &want);
+		if (!(want.info->hdrs & ROCE_HDR_XRCETH))
+			continue;
+		b[ROCE_BTH_BYTES] = 0xff;
+		KUNIT_ASSERT_EQ(test, vdr_roce_parse(b, len + ROCE_ICRC_BYTES,
+						     &got), 0);
+		expect_pkt_eq(test, &got, &want);
+	}
+}
+
 static void roce_build_errors(struct kunit *test)
 {
 	struct roce_pkt ok = {
@@ -631,7 +839,19 @@ static void roce_build_errors(struct kunit *test)
 	/* Fields of headers the opcode does not have are ignored. */
 	p.deth.sqpn = 0;
 	p.aeth.msn = BIT(24);
+	p.xrc_srqn = BIT(24);
 	KUNIT_EXPECT_EQ(test, vdr_roce_build(&p, buf, sizeof(buf)), 20);
+
+	/* An XRC SRQ number has 24 bits; an XRC response has no XRCETH. */
+	memset(&p, 0, sizeof(p));
+	p.opcode = XRC(SEND_ONLY);
+	p.xrc_srqn = ROCE_XRCSRQ_MASK;
+	KUNIT_EXPECT_EQ(test, vdr_roce_build(&p, buf, sizeof(buf)), 16);
+	KUNIT_EXPECT_EQ(test, vdr_roce_build(&p, buf, 15), -ENOSPC);
+	p.xrc_srqn = BIT(24);
+	KUNIT_EXPECT_EQ(test, vdr_roce_build(&p, buf, sizeof(buf)), -EINVAL);
+	p.opcode = XRC(ACKNOWLEDGE);
+	KUNIT_EXPECT_EQ(test, vdr_roce_build(&p, buf, sizeof(buf)), 16);
 }
 
 /* Build @pkt and its payload into an exact-size buffer of @len bytes. */
@@ -735,6 +955,35 @@ static void roce_parse_errors(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, got.payload_len, 7);
 }
 
+/* An XRC request without room for its XRCETH, or its RETH. */
+static void roce_parse_xrc_short(struct kunit *test)
+{
+	struct roce_pkt xrc_write = {
+		.opcode = XRC(RDMA_WRITE_ONLY), .xrc_srqn = 0xabcdef,
+	};
+	struct roce_pkt xrc_send = { .opcode = XRC(SEND_ONLY), .xrc_srqn = 1 };
+	struct roce_pkt got;
+	u8 *b;
+	u32 len;
+
+	b = make_pkt(test, &xrc_write, 32 + 4);
+	for (len = 16; len < 32 + 4; len++)
+		KUNIT_EXPECT_EQ_MSG(test, parse_exact(test, b, len, &got),
+				    -EMSGSIZE, "len %u", len);
+	KUNIT_EXPECT_EQ(test, parse_exact(test, b, 36, &got), 0);
+	KUNIT_EXPECT_EQ(test, got.xrc_srqn, 0xabcdef);
+	b = make_pkt(test, &xrc_send, 16 + 4);
+	for (len = 16; len < 16 + 4; len++)
+		KUNIT_EXPECT_EQ_MSG(test, parse_exact(test, b, len, &got),
+				    -EMSGSIZE, "len %u", len);
+	KUNIT_EXPECT_EQ(test, parse_exact(test, b, 20, &got), 0);
+	KUNIT_EXPECT_EQ(test, got.payload_len, 0);
+	/* The same bytes as an RC SEND: what was the XRCETH is payload. */
+	b[0] = RC(SEND_ONLY);
+	KUNIT_EXPECT_EQ(test, parse_exact(test, b, 20, &got), 0);
+	KUNIT_EXPECT_EQ(test, got.payload_len, 4);
+}
+
 /* Random bytes, often with a valid opcode: accept consistently or reject. */
 static void roce_parse_fuzz(struct kunit *test)
 {
@@ -750,8 +999,8 @@ static void roce_parse_fuzz(struct kunit *test)
 
 		prandom_bytes_state(&rnd, src, sizeof(src));
 		if (i & 1) {
-			src[0] = known_opcodes[prandom_u32_state(&rnd) %
-					       ARRAY_SIZE(known_opcodes)].opcode;
+			src[0] = opcode_at(prandom_u32_state(&rnd) %
+					   NR_OPCODES);
 			src[1] &= ~ROCE_BTH_TVER_MASK;
 		}
 		b = copy_exact(test, src, len);
@@ -1069,6 +1318,33 @@ static void rxe_vector_desc(const struct vdpa_rdma_rxe_vector *v, char *desc)
 
 KUNIT_ARRAY_PARAM(rxe_vector, vdpa_rdma_rxe_vectors, rxe_vector_desc);
 
+/*
+ * The generator's VEC_* bits, as ROCE_HDR_* bits: it numbers rxe's headers
+ * on its own, and rxe has no XRCETH.
+ */
+static u8 vec_hdrs(u8 has)
+{
+	static const struct {
+		u8 vec;
+		u8 hdr;
+	} map[] = {
+		{ VEC_DETH, ROCE_HDR_DETH },
+		{ VEC_RETH, ROCE_HDR_RETH },
+		{ VEC_ATOMICETH, ROCE_HDR_ATOMICETH },
+		{ VEC_AETH, ROCE_HDR_AETH },
+		{ VEC_ATOMICACKETH, ROCE_HDR_ATOMICACKETH },
+		{ VEC_IMMDT, ROCE_HDR_IMMDT },
+		{ VEC_IETH, ROCE_HDR_IETH },
+	};
+	u8 hdrs = 0;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(map); i++)
+		if (has & map[i].vec)
+			hdrs |= map[i].hdr;
+	return hdrs;
+}
+
 static void roce_rxe_vector(struct kunit *test)
 {
 	const struct vdpa_rdma_rxe_vector *v = test->param_value;
@@ -1099,7 +1375,7 @@ static void roce_rxe_vector(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pkt.payload_len, v->payload_len);
 	KUNIT_EXPECT_PTR_EQ(test, pkt.payload, data + l3.bth_off + v->hdr_len);
 	/* The generator numbers the headers in enum roce_ext order. */
-	KUNIT_EXPECT_EQ(test, pkt.info->hdrs, v->has);
+	KUNIT_EXPECT_EQ(test, pkt.info->hdrs, vec_hdrs(v->has));
 	if (v->has & VEC_DETH) {
 		KUNIT_EXPECT_EQ(test, pkt.deth.qkey, v->qkey);
 		KUNIT_EXPECT_EQ(test, pkt.deth.sqpn, v->sqpn);
@@ -1182,8 +1458,10 @@ static struct kunit_case vdpa_rdma_pkt_cases[] = {
 	KUNIT_CASE(roce_opcode_sequence),
 	KUNIT_CASE(roce_build_parse_roundtrip),
 	KUNIT_CASE(roce_build_bytes),
+	KUNIT_CASE(roce_xrc_bytes),
 	KUNIT_CASE(roce_build_errors),
 	KUNIT_CASE(roce_parse_errors),
+	KUNIT_CASE(roce_parse_xrc_short),
 	KUNIT_CASE(roce_parse_fuzz),
 	KUNIT_CASE(roce_psn_arith),
 	KUNIT_CASE(roce_icrc_seed),

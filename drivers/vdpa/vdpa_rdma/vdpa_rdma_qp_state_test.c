@@ -215,6 +215,58 @@ static void type_desc(const int *t, char *desc)
 
 KUNIT_ARRAY_PARAM(qp_type, type_params, type_desc);
 
+/*
+ * XRC QPs follow the RC rules with the attributes of the side they lack
+ * optional (spec "XRC"): the device accepts whatever ib_core accepts for
+ * them, and may accept more.
+ */
+static const struct {
+	u8 abi;
+	enum ib_qp_type ib;
+} xrc_types[] = {
+	{ VIRTIO_RDMA_QPT_XRC_INI, IB_QPT_XRC_INI },
+	{ VIRTIO_RDMA_QPT_XRC_TGT, IB_QPT_XRC_TGT },
+};
+
+static void xrc_expect_accepts(struct kunit *test, u8 cur, u8 next, int t,
+			       u32 mask)
+{
+	if (!ib_modify_qp_is_ok(cur, next, xrc_types[t].ib, to_ib_mask(mask)))
+		return;
+	KUNIT_EXPECT_TRUE_MSG(test,
+			      vdr_qp_transition_ok(cur, next, xrc_types[t].abi,
+						   mask),
+			      "XRC type %u %u->%u mask 0x%x: ib_core accepts",
+			      xrc_types[t].abi, cur, next, mask);
+}
+
+static void qp_state_xrc_accepts_ib(struct kunit *test)
+{
+	u32 all = all_abi_bits(), req, opt, r, acc;
+	struct rnd_state rnd;
+	u8 cur, next;
+	int t, j;
+
+	prandom_seed_state(&rnd, 0x787263);
+	for (t = 0; t < ARRAY_SIZE(xrc_types); t++) {
+		for (cur = 0; cur < NR_STATES; cur++) {
+			for (next = 0; next < NR_STATES; next++) {
+				vdr_qp_transition_masks(cur, next,
+							xrc_types[t].abi, &req,
+							&opt);
+				acc = req | opt | VIRTIO_RDMA_QP_STATE;
+				for (j = 0; j < RANDOM_MASKS; j++) {
+					r = prandom_u32_state(&rnd);
+					xrc_expect_accepts(test, cur, next, t,
+							   r & all);
+					xrc_expect_accepts(test, cur, next, t,
+							   (r & acc) | req);
+				}
+			}
+		}
+	}
+}
+
 /* A few transitions spelled out, so a failure above has a readable twin. */
 static void qp_state_known_cases(struct kunit *test)
 {
@@ -244,11 +296,30 @@ static void qp_state_known_cases(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, vdr_qp_transition_ok(0, 7, VIRTIO_RDMA_QPT_RC, s));
 	KUNIT_EXPECT_FALSE(test, vdr_qp_transition_ok(0, 0, 0, s));
 	KUNIT_EXPECT_FALSE(test, vdr_qp_transition_ok(0, 0, 5, s));
+	/* What ib_core asks of XRC QPs: TIMEOUT and SQ_PSN, no RQ_PSN... */
+	KUNIT_EXPECT_TRUE(test, vdr_qp_transition_ok(2, 3, VIRTIO_RDMA_QPT_XRC_TGT,
+						     s | VIRTIO_RDMA_QP_TIMEOUT |
+						     VIRTIO_RDMA_QP_SQ_PSN));
+	KUNIT_EXPECT_TRUE(test, vdr_qp_transition_ok(2, 3, VIRTIO_RDMA_QPT_XRC_TGT,
+						     s));
+	KUNIT_EXPECT_TRUE(test, vdr_qp_transition_ok(1, 2, VIRTIO_RDMA_QPT_XRC_INI,
+						     s | VIRTIO_RDMA_QP_AV |
+						     VIRTIO_RDMA_QP_PATH_MTU |
+						     VIRTIO_RDMA_QP_DEST_QPN));
+	/* ... but the side the QP has stays required. */
+	KUNIT_EXPECT_FALSE(test, vdr_qp_transition_ok(2, 3, VIRTIO_RDMA_QPT_XRC_INI,
+						      s | VIRTIO_RDMA_QP_SQ_PSN));
+	KUNIT_EXPECT_FALSE(test, vdr_qp_transition_ok(1, 2, VIRTIO_RDMA_QPT_XRC_TGT,
+						      s | VIRTIO_RDMA_QP_AV |
+						      VIRTIO_RDMA_QP_PATH_MTU |
+						      VIRTIO_RDMA_QP_DEST_QPN |
+						      VIRTIO_RDMA_QP_RQ_PSN));
 }
 
 static struct kunit_case vdpa_rdma_qp_state_cases[] = {
 	KUNIT_CASE_PARAM(qp_state_matches_ib, qp_type_gen_params),
 	KUNIT_CASE(qp_state_known_cases),
+	KUNIT_CASE(qp_state_xrc_accepts_ib),
 	{}
 };
 

@@ -6,7 +6,8 @@
  * WQE out of the SRQ's ring (index arithmetic across the u32 wrap, an
  * empty ring, a prod the driver made up, a malformed WQE taken once), and
  * the limit event's rule: armed by a non-zero limit, fired by the take
- * that leaves fewer WQEs than the limit, then disarmed (one-shot).
+ * that leaves fewer WQEs than the limit, then disarmed (one-shot), and
+ * the domain check an XRC_TGT QP makes on each request's XRC SRQ.
  */
 #include <kunit/test.h>
 #include <linux/module.h>
@@ -160,11 +161,55 @@ static void limit_one_shot(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, e->srq.limit, 8U);
 }
 
+/*
+ * Spec "XRC", "At the target": an XRC SRQ of the QP's domain, and inside a
+ * message the SRQ of its first packet.
+ */
+static struct vdr_xrcd xd1 = { .handle = 1 }, xd2 = { .handle = 2 };
+static struct vdr_srq xa = { .handle = 10, .xrcd = &xd1 };
+static struct vdr_srq xb = { .handle = 11, .xrcd = &xd1 };
+static struct vdr_srq xother = { .handle = 12, .xrcd = &xd2 };
+static struct vdr_srq xbasic = { .handle = 13 };
+
+static const struct {
+	const struct vdr_srq *srq;	/* what the XRCETH names */
+	const struct vdr_srq *msg_srq;	/* the message's first packet's */
+	bool cont;			/* a middle or last packet */
+	bool ok;
+} xrc_cases[] = {
+	/* First (or only) packets: any XRC SRQ of the domain. */
+	{ &xa, NULL, false, true },
+	{ &xb, &xa, false, true },
+	/* No such SRQ, a basic one, another domain's. */
+	{ NULL, NULL, false, false },
+	{ &xbasic, NULL, false, false },
+	{ &xother, NULL, false, false },
+	{ &xother, &xother, true, false },
+	/* Middle and last packets: their first packet's SRQ only... */
+	{ &xa, &xa, true, true },
+	{ &xb, &xa, true, false },
+	/* ... which DESTROY_SRQ may have made the QP forget. */
+	{ &xa, NULL, true, false },
+};
+
+static void xrc_domain_check(struct kunit *test)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(xrc_cases); i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    vdr_srq_xrc_ok(xrc_cases[i].srq, &xd1,
+						   xrc_cases[i].msg_srq,
+						   xrc_cases[i].cont),
+				    xrc_cases[i].ok, "case %d", i);
+}
+
 static struct kunit_case vdpa_rdma_srq_cases[] = {
 	KUNIT_CASE(take_in_order_across_wrap),
 	KUNIT_CASE(bad_prod_and_wqe),
 	KUNIT_CASE(limit_rule),
 	KUNIT_CASE(limit_one_shot),
+	KUNIT_CASE(xrc_domain_check),
 	{}
 };
 
@@ -177,5 +222,5 @@ static struct kunit_suite vdpa_rdma_srq_suite = {
 kunit_test_suite(vdpa_rdma_srq_suite);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("KUnit: vdpa_rdma shared receive queues (take, limit event)");
+MODULE_DESCRIPTION("KUnit: vdpa_rdma shared receive queues (take, limit event, XRC)");
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

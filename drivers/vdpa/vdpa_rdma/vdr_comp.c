@@ -96,7 +96,7 @@ void vdr_comp_run(struct vdr_dev *dev, struct vdr_qp *qp)
 	 * of garbage for an impossible prod), and walking from there to
 	 * sq_fetched would take 2^32 steps.  The timers stop with ERR anyway.
 	 */
-	if (qp->type != VIRTIO_RDMA_QPT_RC || !x ||
+	if (!vdr_qp_is_rc(qp) || !x ||
 	    (qp->state != VIRTIO_RDMA_QPS_RTS &&
 	     qp->state != VIRTIO_RDMA_QPS_SQD))
 		return;
@@ -377,7 +377,7 @@ void vdr_comp_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 {
 	u16 f = pkt->info->flags;
 
-	if (qp->type != VIRTIO_RDMA_QPT_RC ||
+	if (!vdr_qp_is_rc(qp) ||
 	    (qp->state != VIRTIO_RDMA_QPS_RTS &&
 	     qp->state != VIRTIO_RDMA_QPS_SQD))
 		return;
@@ -409,7 +409,7 @@ void vdr_comp_timeout(struct vdr_dev *dev, struct vdr_qp *qp)
 	struct vdr_xqp *x = qp->xqp;
 	struct roce_rel_req r;
 
-	if (qp->type != VIRTIO_RDMA_QPT_RC ||
+	if (!vdr_qp_is_rc(qp) ||
 	    (qp->state != VIRTIO_RDMA_QPS_RTS &&
 	     qp->state != VIRTIO_RDMA_QPS_SQD))
 		return;

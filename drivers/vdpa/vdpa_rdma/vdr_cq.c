@@ -93,7 +93,8 @@ int vdr_cmd_destroy_cq(struct vdr_dev *dev)
 	cq = xa_load(&dev->cqs, le32_to_cpu(dev->req.destroy_cq.cq_handle));
 	if (!cq)
 		return VIRTIO_RDMA_STATUS_NOENT;
-	if (cq->nr_qps)
+	/* XRC SRQs complete into their CQ too (spec "XRC"). */
+	if (cq->nr_qps || cq->nr_srqs)
 		return VIRTIO_RDMA_STATUS_BUSY;
 	vdr_cq_free(dev, cq);
 	return VIRTIO_RDMA_STATUS_OK;

@@ -159,6 +159,10 @@ static const struct vdr_cmd_desc vdr_cmds[] = {
 		vdr_cmd_dealloc_mw),
 	VDR_CMD(CREATE_MKEY, sizeof(struct virtio_rdma_create_mkey_req),
 		sizeof(struct virtio_rdma_mr_resp), vdr_cmd_create_mkey),
+	VDR_CMD(CREATE_XRCD, 0, sizeof(struct virtio_rdma_create_xrcd_resp),
+		vdr_cmd_create_xrcd),
+	VDR_CMD(DESTROY_XRCD, sizeof(struct virtio_rdma_destroy_xrcd_req), 0,
+		vdr_cmd_destroy_xrcd),
 };
 
 /*

@@ -4,7 +4,8 @@
  *
  * vdpa_rdma: the state of every QP and CQ of a device, for debugging a
  * connection that stopped moving: /sys/kernel/debug/vdpa_rdma/<dev>/qps
- * and .../cqs.  One line per object; ring indices as the device sees them.
+ * and .../cqs; .../xrcds lists the XRC domains and the XRC SRQs.  One
+ * line per object; ring indices as the device sees them.
  * .../same_host_segments counts the same-host segments sent (vdr_xport.h),
  * .../same_host_handoffs the receiving QPs run by a sender (vdr_xqp.c),
  * .../wire_handoffs the same for packets that a virtual link delivered in
@@ -64,6 +65,21 @@ static void vdr_dbg_xqp(struct seq_file *s, struct vdr_qp *qp)
 	vdr_dbg_swqes(s, qp);
 }
 
+/*
+ * The SRQ a QP receives from; for an XRC_TGT QP its domain and the XRC
+ * SRQ of its message in progress (0: none).
+ */
+static void vdr_dbg_srq(struct seq_file *s, struct vdr_qp *qp)
+{
+	struct vdr_xqp *x = qp->xqp;
+
+	if (qp->srq)
+		seq_printf(s, " srq %u", qp->srq->handle);
+	if (qp->xrcd)
+		seq_printf(s, " xrcd %u msg_srq %u", qp->xrcd->handle,
+			   x && x->msg_srq ? x->msg_srq->handle : 0);
+}
+
 static int vdr_dbg_qps_show(struct seq_file *s, void *unused)
 {
 	struct vdr_dev *dev = s->private;
@@ -74,14 +90,18 @@ static int vdr_dbg_qps_show(struct seq_file *s, void *unused)
 	xa_for_each(&dev->qps, i, qp) {
 		/* A consistent picture of each QP: its work is not running. */
 		mutex_lock(&qp->lock);
-		seq_printf(s, "qp %u type %u state %u sq prod %u cons %u notify %u",
-			   qp->qpn, qp->type, qp->state,
-			   vdr_dbg_le(&qp->sq.ctl->prod), qp->sq_cons,
-			   vdr_dbg_le(&qp->sq.ctl->notify));
+		seq_printf(s, "qp %u type %u state %u", qp->qpn, qp->type,
+			   qp->state);
+		/* An XRC_TGT QP has no rings, an XRC_INI QP no RQ. */
+		if (qp->sq.depth)
+			seq_printf(s, " sq prod %u cons %u notify %u",
+				   vdr_dbg_le(&qp->sq.ctl->prod), qp->sq_cons,
+				   vdr_dbg_le(&qp->sq.ctl->notify));
 		if (qp->rq.depth)
 			seq_printf(s, " rq prod %u cons %u notify %u",
 				   vdr_dbg_le(&qp->rq.ctl->prod), qp->rq_cons,
 				   vdr_dbg_le(&qp->rq.ctl->notify));
+		vdr_dbg_srq(s, qp);
 		vdr_dbg_xqp(s, qp);
 		seq_putc(s, '\n');
 		mutex_unlock(&qp->lock);
@@ -108,6 +128,27 @@ static int vdr_dbg_cqs_show(struct seq_file *s, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(vdr_dbg_cqs);
+
+/* XRC domains and the XRC SRQs and XRC_TGT QPs that use them. */
+static int vdr_dbg_xrcds_show(struct seq_file *s, void *unused)
+{
+	struct vdr_dev *dev = s->private;
+	struct vdr_xrcd *xrcd;
+	struct vdr_srq *srq;
+	unsigned long i;
+
+	mutex_lock(&dev->lock);
+	xa_for_each(&dev->xrcds, i, xrcd)
+		seq_printf(s, "xrcd %u refs %u\n", xrcd->handle, xrcd->refs);
+	xa_for_each(&dev->srqs, i, srq)
+		if (srq->xrcd)
+			seq_printf(s, "xrc_srq %u xrcd %u cq %u cons %u\n",
+				   srq->handle, srq->xrcd->handle,
+				   srq->cq->handle, READ_ONCE(srq->cons));
+	mutex_unlock(&dev->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(vdr_dbg_xrcds);
 
 /*
  * The device's counters, one "index value" line each (indices are the
@@ -157,6 +198,8 @@ void vdr_debugfs_add(struct vdr_dev *dev)
 	dev->debugfs = debugfs_create_dir(dev->name, vdr_debugfs_root);
 	debugfs_create_file("qps", 0400, dev->debugfs, dev, &vdr_dbg_qps_fops);
 	debugfs_create_file("cqs", 0400, dev->debugfs, dev, &vdr_dbg_cqs_fops);
+	debugfs_create_file("xrcds", 0400, dev->debugfs, dev,
+			    &vdr_dbg_xrcds_fops);
 	debugfs_create_file("stats", 0400, dev->debugfs, dev, &vdr_dbg_stats_fops);
 	debugfs_create_file_unsafe("suspended", 0600, dev->debugfs, dev,
 				   &vdr_dbg_suspended_fops);

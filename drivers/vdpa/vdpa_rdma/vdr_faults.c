@@ -257,6 +257,7 @@ void vdr_fault_resp(struct vdr_dev *dev, u32 cmd)
 	case VIRTIO_RDMA_CMD_CREATE_CQ:
 	case VIRTIO_RDMA_CMD_CREATE_QP:
 	case VIRTIO_RDMA_CMD_CREATE_SRQ:
+	case VIRTIO_RDMA_CMD_CREATE_XRCD:
 		break;
 	default:
 		return;
@@ -264,7 +265,8 @@ void vdr_fault_resp(struct vdr_dev *dev, u32 cmd)
 	BUILD_BUG_ON(offsetof(struct virtio_rdma_create_pd_resp, pd_handle) ||
 		     offsetof(struct virtio_rdma_create_cq_resp, cq_handle) ||
 		     offsetof(struct virtio_rdma_create_qp_resp, qp_handle) ||
-		     offsetof(struct virtio_rdma_create_srq_resp, srq_handle));
+		     offsetof(struct virtio_rdma_create_srq_resp, srq_handle) ||
+		     offsetof(struct virtio_rdma_create_xrcd_resp, xrcd_handle));
 	if (vdr_fault_take(dev, VDR_FAULT_RESP_HANDLE, &v))
 		*(__le32 *)&dev->resp = cpu_to_le32(v);
 }

@@ -29,7 +29,8 @@
 			 BIT_ULL(VIRTIO_RDMA_F_INDIRECT_MKEY) | \
 			 BIT_ULL(VIRTIO_RDMA_F_RESIZE) | \
 			 BIT_ULL(VIRTIO_RDMA_F_MR_REPLACE) | \
-			 BIT_ULL(VIRTIO_RDMA_F_RING_PAGES))
+			 BIT_ULL(VIRTIO_RDMA_F_RING_PAGES) | \
+			 BIT_ULL(VIRTIO_RDMA_F_XRC))
 
 #define VDR_REQUIRED_FEATURES	(BIT_ULL(VIRTIO_F_VERSION_1) | \
 				 BIT_ULL(VIRTIO_F_ACCESS_PLATFORM))
@@ -167,6 +168,18 @@ static u32 vdr_get_vq_align(struct vdpa_device *vdpa)
 	return PAGE_SIZE;
 }
 
+/*
+ * What FEATURES_OK needs: the required bits, and every feature's
+ * dependencies (XRC SRQs are SRQs: VIRTIO_RDMA_F_XRC needs _SRQ).
+ */
+static bool vdr_features_ok(u64 features)
+{
+	if ((features & VDR_REQUIRED_FEATURES) != VDR_REQUIRED_FEATURES)
+		return false;
+	return !(features & BIT_ULL(VIRTIO_RDMA_F_XRC)) ||
+	       (features & BIT_ULL(VIRTIO_RDMA_F_SRQ));
+}
+
 static u64 vdr_get_device_features(struct vdpa_device *vdpa)
 {
 	return VDR_FEATURES;
@@ -227,7 +240,7 @@ static void vdr_set_status(struct vdpa_device *vdpa, u8 status)
 
 	mutex_lock(&dev->lock);
 	if ((status & VIRTIO_CONFIG_S_FEATURES_OK) &&
-	    (dev->features & VDR_REQUIRED_FEATURES) != VDR_REQUIRED_FEATURES)
+	    !vdr_features_ok(dev->features))
 		status &= ~VIRTIO_CONFIG_S_FEATURES_OK;
 	dev->status = status | (dev->status & VIRTIO_CONFIG_S_NEEDS_RESET);
 	running = (status & VIRTIO_CONFIG_S_DRIVER_OK) && !dev->suspended;
@@ -285,6 +298,7 @@ static void vdr_do_reset(struct vdr_dev *dev, u32 flags)
 	vdr_events_discard(dev);
 	vdr_qps_destroy(dev);
 	vdr_srqs_destroy(dev);
+	vdr_xrcds_destroy(dev);
 	vdr_cqs_destroy(dev);
 	vdr_mrs_destroy(dev);
 	vdr_pds_destroy(dev);
@@ -496,6 +510,7 @@ static void vdr_free(struct vdpa_device *vdpa)
 	xa_destroy(&dev->cqs);
 	xa_destroy(&dev->qps);
 	xa_destroy(&dev->srqs);
+	xa_destroy(&dev->xrcds);
 	kfree(dev->ev_pending);
 	kfree(dev->vqs);
 	vdr_net_free(dev);
@@ -554,6 +569,7 @@ static int vdr_dev_init(struct vdr_dev *dev, const char *name, u16 nqp)
 	xa_init_flags(&dev->cqs, XA_FLAGS_ALLOC);
 	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);
 	xa_init_flags(&dev->srqs, XA_FLAGS_ALLOC);
+	xa_init_flags(&dev->xrcds, XA_FLAGS_ALLOC);
 	for (i = 0; i < VIRTIO_RDMA_NUM_STATS; i++)
 		atomic64_set(&dev->stats[i], 0);
 	atomic_set(&dev->rx_backlog, 0);

@@ -84,7 +84,37 @@ static int vdr_check_wq(u32 depth, u32 stride, u64 addr, u64 size)
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
-static int vdr_check_create_qp(const struct virtio_rdma_create_qp_req *req)
+/*
+ * The fields an XRC QP leaves 0 (spec "XRC"): an XRC_INI QP has no
+ * receive side, an XRC_TGT QP nothing but its domain.  Every other type
+ * has no domain.
+ */
+static int vdr_check_xrc_fields(const struct virtio_rdma_create_qp_req *req)
+{
+	struct virtio_rdma_create_qp_req z;
+
+	switch (req->qp_type) {
+	case VIRTIO_RDMA_QPT_XRC_INI:
+		if (req->recv_cq || req->rq_depth || req->max_recv_sge ||
+		    req->rq_wqe_shift || req->rq_ring_addr ||
+		    req->rq_ring_size || req->srq_handle || req->xrcd_handle)
+			return VIRTIO_RDMA_STATUS_INVAL;
+		return VIRTIO_RDMA_STATUS_OK;
+	case VIRTIO_RDMA_QPT_XRC_TGT:
+		z = *req;
+		z.qp_type = 0;
+		z.xrcd_handle = 0;
+		z.reserved = 0;
+		return memchr_inv(&z, 0, sizeof(z)) ? VIRTIO_RDMA_STATUS_INVAL :
+						      VIRTIO_RDMA_STATUS_OK;
+	default:
+		return req->xrcd_handle ? VIRTIO_RDMA_STATUS_INVAL :
+					  VIRTIO_RDMA_STATUS_OK;
+	}
+}
+
+static int vdr_check_create_qp(struct vdr_dev *dev,
+			       const struct virtio_rdma_create_qp_req *req)
 {
 	u32 send_sge = le32_to_cpu(req->max_send_sge);
 	u32 recv_sge = le32_to_cpu(req->max_recv_sge);
@@ -103,9 +133,17 @@ static int vdr_check_create_qp(const struct virtio_rdma_create_qp_req *req)
 	case VIRTIO_RDMA_QPT_UC:
 	case VIRTIO_RDMA_QPT_UD:
 		break;
+	case VIRTIO_RDMA_QPT_XRC_INI:
+	case VIRTIO_RDMA_QPT_XRC_TGT:
+		if (!vdr_has_feature(dev, VIRTIO_RDMA_F_XRC))
+			return VIRTIO_RDMA_STATUS_OPNOTSUPP;
+		break;
 	default:
 		return VIRTIO_RDMA_STATUS_OPNOTSUPP;
 	}
+	status = vdr_check_xrc_fields(req);
+	if (status || req->qp_type == VIRTIO_RDMA_QPT_XRC_TGT)
+		return status;
 
 	if (req->sq_wqe_shift > VDR_MAX_SQ_WQE_SHIFT ||
 	    send_sge > VDR_MAX_SGE || inline_data > VDR_MAX_INLINE)
@@ -150,12 +188,73 @@ static void vdr_qp_free(struct vdr_dev *dev, struct vdr_qp *qp)
 	mutex_destroy(&qp->lock);
 	vdr_ring_unmap(&qp->sq);
 	vdr_ring_unmap(&qp->rq);
+	/* XRC QPs lack some of these (spec "XRC"). */
 	if (qp->srq)
 		qp->srq->nr_qps--;
-	qp->scq->nr_qps--;
-	qp->rcq->nr_qps--;
-	vdr_pd_put(qp->pd);
+	if (qp->scq)
+		qp->scq->nr_qps--;
+	if (qp->rcq)
+		qp->rcq->nr_qps--;
+	if (qp->pd)
+		vdr_pd_put(qp->pd);
+	if (qp->xrcd)
+		vdr_xrcd_put(qp->xrcd);
 	kfree_rcu(qp, rcu);
+}
+
+/*
+ * The PD, CQs and SRQ a new QP names, looked up.  An XRC_INI QP has no
+ * receive CQ; an XRC_TGT QP names only its domain.
+ */
+static int vdr_create_qp_objs(struct vdr_dev *dev,
+			      const struct virtio_rdma_create_qp_req *req,
+			      struct vdr_srq **srq, struct vdr_cq **scq,
+			      struct vdr_cq **rcq)
+{
+	if (req->qp_type == VIRTIO_RDMA_QPT_XRC_TGT)
+		return xa_load(&dev->xrcds, le32_to_cpu(req->xrcd_handle)) ?
+		       VIRTIO_RDMA_STATUS_OK : VIRTIO_RDMA_STATUS_NOENT;
+	if (!xa_load(&dev->pds, le32_to_cpu(req->pd_handle)))
+		return VIRTIO_RDMA_STATUS_NOENT;
+	if (req->srq_handle) {
+		/* The GSI QP keeps its own RQ: ib_core's MADs need one. */
+		if (req->qp_type == VIRTIO_RDMA_QPT_GSI)
+			return VIRTIO_RDMA_STATUS_INVAL;
+		*srq = xa_load(&dev->srqs, le32_to_cpu(req->srq_handle));
+		if (!*srq)
+			return VIRTIO_RDMA_STATUS_NOENT;
+		/* An XRC SRQ serves XRC_TGT QPs only, by its number. */
+		if ((*srq)->xrcd)
+			return VIRTIO_RDMA_STATUS_INVAL;
+	}
+	*scq = xa_load(&dev->cqs, le32_to_cpu(req->send_cq));
+	if (!*scq)
+		return VIRTIO_RDMA_STATUS_NOENT;
+	if (req->qp_type == VIRTIO_RDMA_QPT_XRC_INI)
+		return VIRTIO_RDMA_STATUS_OK;
+	*rcq = xa_load(&dev->cqs, le32_to_cpu(req->recv_cq));
+	return *rcq ? VIRTIO_RDMA_STATUS_OK : VIRTIO_RDMA_STATUS_NOENT;
+}
+
+/* Takes the uses of what vdr_create_qp_objs() found. */
+static void vdr_qp_set_objs(struct vdr_dev *dev, struct vdr_qp *qp,
+			    const struct virtio_rdma_create_qp_req *req,
+			    struct vdr_srq *srq, struct vdr_cq *scq,
+			    struct vdr_cq *rcq)
+{
+	qp->srq = srq;
+	if (srq)
+		srq->nr_qps++;
+	qp->scq = scq;
+	if (scq)
+		scq->nr_qps++;
+	qp->rcq = rcq;
+	if (rcq)
+		rcq->nr_qps++;
+	if (qp->type == VIRTIO_RDMA_QPT_XRC_TGT)
+		qp->xrcd = vdr_xrcd_get(dev, le32_to_cpu(req->xrcd_handle));
+	else
+		qp->pd = vdr_pd_get(dev, le32_to_cpu(req->pd_handle));
 }
 
 static int vdr_create_qp(struct vdr_dev *dev)
@@ -163,31 +262,20 @@ static int vdr_create_qp(struct vdr_dev *dev)
 	const struct virtio_rdma_create_qp_req *req = &dev->req.create_qp;
 	u32 sq_depth = le32_to_cpu(req->sq_depth);
 	u32 rq_depth = le32_to_cpu(req->rq_depth);
+	struct vdr_cq *scq = NULL, *rcq = NULL;
 	struct vdr_srq *srq = NULL;
-	struct vdr_cq *scq, *rcq;
 	struct vdr_qp *qp;
 	u32 qpn;
-	int status, ret, i;
+	int status, ret = 0, i;
 
 	if (req->srq_handle && !vdr_has_feature(dev, VIRTIO_RDMA_F_SRQ))
 		return VIRTIO_RDMA_STATUS_OPNOTSUPP;
-	status = vdr_check_create_qp(req);
+	status = vdr_check_create_qp(dev, req);
 	if (status)
 		return status;
-	if (!xa_load(&dev->pds, le32_to_cpu(req->pd_handle)))
-		return VIRTIO_RDMA_STATUS_NOENT;
-	if (req->srq_handle) {
-		/* The GSI QP keeps its own RQ: ib_core's MADs need one. */
-		if (req->qp_type == VIRTIO_RDMA_QPT_GSI)
-			return VIRTIO_RDMA_STATUS_INVAL;
-		srq = xa_load(&dev->srqs, le32_to_cpu(req->srq_handle));
-		if (!srq)
-			return VIRTIO_RDMA_STATUS_NOENT;
-	}
-	scq = xa_load(&dev->cqs, le32_to_cpu(req->send_cq));
-	rcq = xa_load(&dev->cqs, le32_to_cpu(req->recv_cq));
-	if (!scq || !rcq)
-		return VIRTIO_RDMA_STATUS_NOENT;
+	status = vdr_create_qp_objs(dev, req, &srq, &scq, &rcq);
+	if (status)
+		return status;
 	if (req->qp_type == VIRTIO_RDMA_QPT_GSI &&
 	    xa_load(&dev->qps, VIRTIO_RDMA_GSI_QPN))
 		return VIRTIO_RDMA_STATUS_BUSY;
@@ -200,8 +288,10 @@ static int vdr_create_qp(struct vdr_dev *dev)
 	mutex_init(&qp->lock);
 	qp->type = req->qp_type;
 	qp->state = VIRTIO_RDMA_QPS_RESET;
-	ret = vdr_ring_map(dev, &qp->sq, le64_to_cpu(req->sq_ring_addr),
-			   sq_depth, VDR_SQ_HDR << req->sq_wqe_shift);
+	/* An XRC_TGT QP has no rings: sq.depth and rq.depth stay 0. */
+	if (sq_depth)
+		ret = vdr_ring_map(dev, &qp->sq, le64_to_cpu(req->sq_ring_addr),
+				   sq_depth, VDR_SQ_HDR << req->sq_wqe_shift);
 	if (!ret && rq_depth)
 		ret = vdr_ring_map(dev, &qp->rq,
 				   le64_to_cpu(req->rq_ring_addr), rq_depth,
@@ -235,21 +325,15 @@ static int vdr_create_qp(struct vdr_dev *dev)
 	qp->sq_sig_all = req->sq_sig_all;
 	qp->max_send_sge = le32_to_cpu(req->max_send_sge);
 	qp->max_recv_sge = rq_depth ? le32_to_cpu(req->max_recv_sge) : 0;
-	qp->srq = srq;
-	if (srq)
-		srq->nr_qps++;
 	qp->max_inline_data = le32_to_cpu(req->max_inline_data);
-	qp->pd = vdr_pd_get(dev, le32_to_cpu(req->pd_handle));
-	qp->scq = scq;
-	qp->rcq = rcq;
-	scq->nr_qps++;
-	rcq->nr_qps++;
+	vdr_qp_set_objs(dev, qp, req, srq, scq, rcq);
 	for (i = 0; i < VDR_QP_NR_EV; i++)
 		vdr_event_init(&qp->ev[i], vdr_qp_ev_type[i], qpn, 0);
 	dev->nr_qps++;
 
 	/* The first SQ post rings; RQ posts need no doorbell until ERR. */
-	WRITE_ONCE(qp->sq.ctl->notify, cpu_to_le32(0));
+	if (sq_depth)
+		WRITE_ONCE(qp->sq.ctl->notify, cpu_to_le32(0));
 	if (rq_depth)
 		WRITE_ONCE(qp->rq.ctl->notify, cpu_to_le32(VIRTIO_RDMA_NOTIFY_OFF));
 
@@ -268,10 +352,13 @@ err_rings:
 /* A user QP's state is charged to its rings' cgroup (vdr_memcg.c). */
 int vdr_cmd_create_qp(struct vdr_dev *dev)
 {
-	struct vdr_memcg m;
+	struct vdr_memcg m = { };
 	int status;
 
-	vdr_memcg_enter(dev, &m, le64_to_cpu(dev->req.create_qp.sq_ring_addr));
+	/* An XRC_TGT QP has no ring to find a cgroup by. */
+	if (dev->req.create_qp.qp_type != VIRTIO_RDMA_QPT_XRC_TGT)
+		vdr_memcg_enter(dev, &m,
+				le64_to_cpu(dev->req.create_qp.sq_ring_addr));
 	status = vdr_create_qp(dev);
 	vdr_memcg_leave(&m);
 	return status;

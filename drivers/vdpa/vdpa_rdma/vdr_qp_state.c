@@ -43,17 +43,25 @@ static u32 vdr_to_rts_opt(u8 type)
 	}
 }
 
-/**
- * vdr_qp_transition_masks - the attributes a transition takes
- * @cur: current state (VIRTIO_RDMA_QPS_*), at most ERR
- * @next: requested state, at most ERR
- * @type: VIRTIO_RDMA_QPT_GSI, RC, UC or UD
- * @req: set to the attributes the transition requires
- * @opt: set to the attributes it accepts besides those and the state
- *
- * Return: false when the transition does not exist.
+/*
+ * The attributes of the side an XRC QP does not have (spec "XRC"): it
+ * takes them as RC does, but never needs them.
  */
-bool vdr_qp_transition_masks(u8 cur, u8 next, u8 type, u32 *req, u32 *opt)
+static u32 vdr_xrc_unused_attrs(u8 type)
+{
+	switch (type) {
+	case VIRTIO_RDMA_QPT_XRC_INI:
+		return QP(RQ_PSN) | QP(MIN_RNR_TIMER) | QP(MAX_DEST_RD_ATOMIC);
+	case VIRTIO_RDMA_QPT_XRC_TGT:
+		return QP(SQ_PSN) | QP(TIMEOUT) | QP(RETRY_CNT) | QP(RNR_RETRY) |
+		       QP(MAX_QP_RD_ATOMIC);
+	default:
+		return 0;
+	}
+}
+
+/* The rules of GSI, RC, UC and UD QPs. */
+static bool vdr_qp_masks(u8 cur, u8 next, u8 type, u32 *req, u32 *opt)
 {
 	bool datagram = type == VIRTIO_RDMA_QPT_UD ||
 			type == VIRTIO_RDMA_QPT_GSI;
@@ -149,6 +157,31 @@ bool vdr_qp_transition_masks(u8 cur, u8 next, u8 type, u32 *req, u32 *opt)
 	}
 	return false;
 }
+
+/**
+ * vdr_qp_transition_masks - the attributes a transition takes
+ * @cur: current state (VIRTIO_RDMA_QPS_*), at most ERR
+ * @next: requested state, at most ERR
+ * @type: VIRTIO_RDMA_QPT_GSI, RC, UC, UD, XRC_INI or XRC_TGT
+ * @req: set to the attributes the transition requires
+ * @opt: set to the attributes it accepts besides those and the state
+ *
+ * XRC QPs follow the RC rules, except that the attributes of the side
+ * they lack are optional: whatever ib_core lets through for them passes.
+ *
+ * Return: false when the transition does not exist.
+ */
+bool vdr_qp_transition_masks(u8 cur, u8 next, u8 type, u32 *req, u32 *opt)
+{
+	u32 unused = vdr_xrc_unused_attrs(type);
+	bool ok;
+
+	ok = vdr_qp_masks(cur, next, unused ? VIRTIO_RDMA_QPT_RC : type, req,
+			  opt);
+	*opt |= *req & unused;
+	*req &= ~unused;
+	return ok;
+}
 EXPORT_SYMBOL_IF_KUNIT(vdr_qp_transition_masks);
 
 /**
@@ -167,7 +200,8 @@ bool vdr_qp_transition_ok(u8 cur, u8 next, u8 type, u32 mask)
 
 	if (cur > VIRTIO_RDMA_QPS_ERR || next > VIRTIO_RDMA_QPS_ERR)
 		return false;
-	if (type < VIRTIO_RDMA_QPT_GSI || type > VIRTIO_RDMA_QPT_UD)
+	if ((type < VIRTIO_RDMA_QPT_GSI || type > VIRTIO_RDMA_QPT_UD) &&
+	    type != VIRTIO_RDMA_QPT_XRC_INI && type != VIRTIO_RDMA_QPT_XRC_TGT)
 		return false;
 	if (!vdr_qp_transition_masks(cur, next, type, &req, &opt))
 		return false;

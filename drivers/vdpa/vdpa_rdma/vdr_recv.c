@@ -71,22 +71,29 @@ drop:
 	return ret;
 }
 
-static bool vdr_recv_type_ok(const struct vdr_qp *qp, u8 opcode)
+static bool vdr_recv_type_ok(const struct vdr_qp *qp,
+			     const struct roce_pkt *pkt)
 {
-	u8 t = opcode & ROCE_OPC_TRANSPORT_MASK;
+	u8 t = pkt->opcode & ROCE_OPC_TRANSPORT_MASK;
+	u16 f = pkt->info->flags;
 
 	switch (qp->type) {
 	case VIRTIO_RDMA_QPT_RC:
 		return t == ROCE_OPC_RC;
 	case VIRTIO_RDMA_QPT_UC:
 		return t == ROCE_OPC_UC;
+	/* An XRC QP is one side: the requester's or the responder's. */
+	case VIRTIO_RDMA_QPT_XRC_INI:
+		return t == ROCE_OPC_XRC && (f & ROCE_OPF_RESP);
+	case VIRTIO_RDMA_QPT_XRC_TGT:
+		return t == ROCE_OPC_XRC && (f & ROCE_OPF_REQ);
 	default:
 		return t == ROCE_OPC_UD;
 	}
 }
 
 /*
- * RC and UC packets come from the QP's peer only: their source address is
+ * RC, UC and XRC packets come from the QP's peer only: their source address is
  * the path's destination GID, as rxe checks.  Anyone who reaches the port
  * can send RoCEv2 packets from a UDP socket, and without this check a
  * guessed QPN and PSN would be enough to inject into a connection.
@@ -113,7 +120,11 @@ static int vdr_recv_seg_check(struct vdr_qp *qp, const struct roce_pkt *pkt,
 	u16 f = pkt->info->flags;
 	u32 mtu = qp->xqp->mtu;
 
-	if (qp->type != VIRTIO_RDMA_QPT_RC && qp->type != VIRTIO_RDMA_QPT_UC)
+	/*
+	 * Connected QPs only.  An XRC request segment has one XRCETH, as
+	 * each of the packets it stands for would have had.
+	 */
+	if (vdr_qp_is_ud(qp))
 		return -EINVAL;
 	if (!(f & (ROCE_OPF_SEND | ROCE_OPF_WRITE | ROCE_OPF_READ_RESP)))
 		return -EINVAL;
@@ -148,14 +159,13 @@ static int vdr_recv_parse(struct vdr_dev *dev, struct vdr_qp *qp,
 	if (pskb_trim(skb, pkt->hdr_len + pkt->payload_len + pkt->pad +
 		      ROCE_ICRC_BYTES))
 		return -EINVAL;
-	if (pkt->dqpn != qp->qpn || !vdr_recv_type_ok(qp, pkt->opcode))
+	if (pkt->dqpn != qp->qpn || !vdr_recv_type_ok(qp, pkt))
 		return -EINVAL;
 	/* Packets are processed only from RTR on; before, they are lost. */
 	if (qp->state < VIRTIO_RDMA_QPS_RTR ||
 	    qp->state == VIRTIO_RDMA_QPS_ERR)
 		return -EINVAL;
-	if ((qp->type == VIRTIO_RDMA_QPT_RC || qp->type == VIRTIO_RDMA_QPT_UC) &&
-	    !vdr_recv_from_peer(qp, skb))
+	if (!vdr_qp_is_ud(qp) && !vdr_recv_from_peer(qp, skb))
 		return -EINVAL;
 	/* From RTR on, the path MTU is known. */
 	if (VDR_SKB_CB(skb)->same_host && vdr_skb_npsn(skb) > 1 &&

@@ -167,7 +167,7 @@ static bool vdr_req_will_return(struct vdr_qp *qp)
 {
 	struct vdr_xqp *x = qp->xqp;
 
-	if (qp->type != VIRTIO_RDMA_QPT_RC || qp->sq_cons == x->sq_fetched)
+	if (!vdr_qp_is_rc(qp) || qp->sq_cons == x->sq_fetched)
 		return false;
 	return x->swq[(x->sq_fetched - 1) & (qp->sq.depth - 1)].state !=
 	       VDR_SWQE_DONE;
@@ -293,8 +293,7 @@ static bool vdr_req_fetch(struct vdr_dev *dev, struct vdr_qp *qp)
 static u8 vdr_req_opcode(const struct vdr_qp *qp,
 			 const struct vdr_swqe *w, bool first, bool last)
 {
-	u8 t = qp->type == VIRTIO_RDMA_QPT_RC ? ROCE_OPC_RC :
-	       qp->type == VIRTIO_RDMA_QPT_UC ? ROCE_OPC_UC : ROCE_OPC_UD;
+	u8 t = vdr_qpt_opc(qp->type);
 	u8 op;
 
 	switch (w->wqe.opcode) {
@@ -407,7 +406,7 @@ again:
 		break;
 	default:
 		n = vdr_seg_len(w->len - x->req_off, x->mtu,
-				qp->type == VIRTIO_RDMA_QPT_RC ?
+				vdr_qp_is_rc(qp) ?
 				(s32)x->cwnd + 1 -
 				roce_psn_diff(x->req_psn, x->acked_psn) :
 				S32_MAX, seg_max);
@@ -425,6 +424,8 @@ again:
 	pkt.psn = x->req_psn;
 	pkt.imm = w->wqe.ex.imm_data;
 	pkt.ieth_rkey = le32_to_cpu(w->wqe.ex.invalidate_rkey);
+	/* XRC: every packet, sent again or not, names the target SRQ. */
+	pkt.xrc_srqn = le32_to_cpu(w->wqe.xrc_srqn) & ROCE_XRCSRQ_MASK;
 	pkt.payload_len = n;
 	if (vdr_qp_is_ud(qp)) {
 		av = &w->wqe.wr.ud.av;
@@ -436,7 +437,7 @@ again:
 		pkt.deth.sqpn = qp->qpn;
 	} else {
 		pkt.dqpn = le32_to_cpu(qp->attr.dest_qp_num);
-		pkt.ack_req = qp->type == VIRTIO_RDMA_QPT_RC &&
+		pkt.ack_req = vdr_qp_is_rc(qp) &&
 			vdr_req_ack_req(x, npsn, last);
 	}
 
@@ -467,7 +468,7 @@ again:
 		w->soft_err = true;
 		return 1;
 	}
-	if (qp->type == VIRTIO_RDMA_QPT_RC && !x->rtt_valid &&
+	if (vdr_qp_is_rc(qp) && !x->rtt_valid &&
 	    x->req_psn == x->sent_psn && (pkt.ack_req || w->rd_atomic)) {
 		/* Time a first transmission only (Karn). */
 		x->rtt_valid = true;
@@ -483,7 +484,7 @@ again:
 	 * as for that NAK, so that QPs sharing a receiver's queue settle on
 	 * windows that together fit in it.
 	 */
-	if (err == -ENOBUFS && qp->type == VIRTIO_RDMA_QPT_RC)
+	if (err == -ENOBUFS && vdr_qp_is_rc(qp))
 		x->cwnd = roce_rel_cwnd_loss(x->cwnd);
 	x->req_off += n;
 	/*
@@ -491,12 +492,11 @@ again:
 	 * by the window has packets outstanding too, and if the ACK that
 	 * would open the window is lost only the timer sends them again.
 	 */
-	if (qp->type == VIRTIO_RDMA_QPT_RC &&
-	    !hrtimer_active(&x->retrans_timer))
+	if (vdr_qp_is_rc(qp) && !hrtimer_active(&x->retrans_timer))
 		vdr_xqp_timer_arm(x);
 	if (!last)
 		return npsn;
-	if (qp->type == VIRTIO_RDMA_QPT_RC) {
+	if (vdr_qp_is_rc(qp)) {
 		w->state = VDR_SWQE_SENT;
 	} else {
 		/* Unreliable: complete once sent. */
@@ -535,6 +535,9 @@ bool vdr_req_process(struct vdr_dev *dev, struct vdr_qp *qp)
 	struct vdr_swqe *w;
 	u32 pending, i, used;
 
+	/* An XRC_TGT QP has no SQ: its doorbells do nothing. */
+	if (!qp->sq.depth)
+		return false;
 	/* The budget is in path-MTU packets: a segment uses several. */
 	for (i = 0; i < VDR_XQP_BUDGET; i += used) {
 		used = 1;
@@ -573,7 +576,7 @@ bool vdr_req_process(struct vdr_dev *dev, struct vdr_qp *qp)
 			x->req_psn = roce_psn_add(w->first_psn,
 						  w->read_off / x->mtu);
 		}
-		if (qp->type == VIRTIO_RDMA_QPT_RC &&
+		if (vdr_qp_is_rc(qp) &&
 		    (roce_psn_diff(x->req_psn, x->acked_psn) > (s32)x->cwnd ||
 		     (x->probing && x->req_psn != x->probe_psn)))
 			break;

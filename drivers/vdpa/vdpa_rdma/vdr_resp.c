@@ -9,6 +9,11 @@
  * sequence error NAK.  SENDs land in receive WQEs, RDMA WRITE and READ and
  * atomics in MRs named by an rkey; every access goes through vdr_mem.c.
  * ACKs are coalesced: one per batch of packets the worker takes for a QP.
+ *
+ * An XRC_TGT QP is an RC responder without a PD or a receive queue of its
+ * own: each request names an XRC SRQ of its domain (XRCETH), which gives
+ * the receive WQE, the CQ it completes into and the PD keys are checked
+ * against (spec "XRC").
  */
 #include <linux/if_ether.h>
 #include <linux/ip.h>
@@ -30,7 +35,7 @@ static void vdr_resp_send_ack(struct vdr_dev *dev, struct vdr_qp *qp,
 	struct sk_buff *skb;
 	u8 *payload;
 
-	pkt.opcode = ROCE_RC(ACKNOWLEDGE);
+	pkt.opcode = vdr_qpt_opc(qp->type) | ROCE_OP_ACKNOWLEDGE;
 	pkt.pkey = ROCE_DEFAULT_PKEY;
 	pkt.dqpn = le32_to_cpu(qp->attr.dest_qp_num);
 	pkt.psn = psn;
@@ -51,16 +56,112 @@ void vdr_resp_flush_ack(struct vdr_dev *dev, struct vdr_qp *qp)
 	vdr_resp_send_ack(dev, qp, ROCE_AETH_ACK_UNLIMITED, x->ack_psn);
 }
 
-/* NAK the request at epsn; errors other than RNR make the QP fatal. */
+/* NAK the request at @psn; errors other than RNR make the QP fatal. */
+static void vdr_resp_nak_psn(struct vdr_dev *dev, struct vdr_qp *qp,
+			     u8 syndrome, u32 psn, int ev)
+{
+	vdr_resp_flush_ack(dev, qp);
+	vdr_resp_send_ack(dev, qp, syndrome, psn);
+	if (ev >= 0 || (syndrome & ROCE_AETH_TYPE_MASK) == ROCE_AETH_NAK)
+		vdr_xqp_fatal(dev, qp, ev);
+}
+
+/* NAK the request at epsn. */
 static void vdr_resp_nak(struct vdr_dev *dev, struct vdr_qp *qp,
 			 u8 syndrome, int ev)
 {
+	vdr_resp_nak_psn(dev, qp, syndrome, qp->xqp->epsn, ev);
+}
+
+/* The SRQ receives come from: the QP's, or an XRC_TGT's message's. */
+static struct vdr_srq *vdr_resp_srq(struct vdr_qp *qp)
+{
+	if (qp->type == VIRTIO_RDMA_QPT_XRC_TGT)
+		return qp->xqp->msg_srq;
+	return qp->srq;
+}
+
+/* Receives complete into an XRC SRQ's CQ, whichever QP took them. */
+static struct vdr_cq *vdr_resp_rcq(struct vdr_qp *qp)
+{
+	struct vdr_srq *srq = vdr_resp_srq(qp);
+
+	return srq && srq->cq ? srq->cq : qp->rcq;
+}
+
+/*
+ * The PD rkeys (and a SEND with invalidate's key) are checked against:
+ * the QP's, or for XRC_TGT, which has none, the named SRQ's.
+ */
+static struct vdr_pd *vdr_resp_kpd(struct vdr_qp *qp)
+{
+	if (qp->type == VIRTIO_RDMA_QPT_XRC_TGT)
+		return qp->xqp->pkt_srq->pd;
+	return qp->pd;
+}
+
+/**
+ * vdr_resp_srq_gone - an XRC_TGT QP forgets a destroyed XRC SRQ
+ * @qp: the QP, under qp->lock
+ * @srq: the SRQ, out of dev->srqs
+ *
+ * The WQE the QP took from it is dropped without a completion, the READ
+ * answered with its PD stops, and the message in progress has no SRQ any
+ * more: its later packets are invalid requests (spec "XRC").
+ */
+void vdr_resp_srq_gone(struct vdr_qp *qp, struct vdr_srq *srq)
+{
 	struct vdr_xqp *x = qp->xqp;
 
-	vdr_resp_flush_ack(dev, qp);
-	vdr_resp_send_ack(dev, qp, syndrome, x->epsn);
-	if (ev >= 0 || (syndrome & ROCE_AETH_TYPE_MASK) == ROCE_AETH_NAK)
-		vdr_xqp_fatal(dev, qp, ev);
+	if (!x)
+		return;
+	if (x->msg_srq == srq) {
+		x->msg_srq = NULL;
+		x->rwqe_valid = false;
+	}
+	if (x->rd_srq == srq) {
+		x->rd_srq = NULL;
+		x->rd_active = false;
+	}
+	if (x->pkt_srq == srq)
+		x->pkt_srq = NULL;
+}
+
+/*
+ * XRC_TGT: the SRQ a request's XRCETH names must pass the domain check
+ * (vdr_srq_xrc_ok()); @dup for a duplicate, which belongs to no message
+ * in progress.  Returns false, with an invalid request NAK'd at the
+ * packet's PSN and the QP on its way to ERR, when it does not.
+ */
+static bool vdr_resp_xrc_srq(struct vdr_dev *dev, struct vdr_qp *qp,
+			     const struct roce_pkt *pkt, bool dup)
+{
+	bool cont = !dup && !(pkt->info->flags & ROCE_OPF_FIRST);
+	struct vdr_xqp *x = qp->xqp;
+	struct vdr_srq *srq;
+	bool ok;
+
+	if (qp->type != VIRTIO_RDMA_QPT_XRC_TGT)
+		return true;
+	/*
+	 * An SRQ of another domain may be freed meanwhile (its DESTROY_SRQ
+	 * does not take this QP's lock): RCU covers the check.  One of the
+	 * QP's domain is not freed while this run holds the QP's lock:
+	 * DESTROY_SRQ takes it before it frees (vdpa_rdma.h).
+	 */
+	rcu_read_lock();
+	srq = xa_load(&dev->srqs, pkt->xrc_srqn);
+	ok = vdr_srq_xrc_ok(srq, qp->xrcd, x->msg_srq, cont);
+	rcu_read_unlock();
+	if (!ok) {
+		vdr_resp_nak_psn(dev, qp, ROCE_AETH_NAK_INVALID_REQ, pkt->psn,
+				 VDR_QP_EV_REQ_ERR);
+		return false;
+	}
+	x->pkt_srq = srq;
+	if (!dup && (pkt->info->flags & ROCE_OPF_FIRST))
+		x->msg_srq = srq;
+	return true;
 }
 
 static void vdr_resp_recv_error(struct vdr_dev *dev, struct vdr_qp *qp,
@@ -70,10 +171,10 @@ static void vdr_resp_recv_error(struct vdr_dev *dev, struct vdr_qp *qp,
  * The receive WQE of a QP with an SRQ is taken out of the SRQ when a
  * message starts (vdr_srq.c); from then on it is the QP's.
  */
-static bool vdr_resp_get_srq_wqe(struct vdr_dev *dev, struct vdr_qp *qp)
+static bool vdr_resp_get_srq_wqe(struct vdr_dev *dev, struct vdr_qp *qp,
+				 struct vdr_srq *srq)
 {
 	struct vdr_xqp *x = qp->xqp;
-	struct vdr_srq *srq = qp->srq;
 	bool limit_hit;
 	int ret;
 
@@ -104,14 +205,15 @@ static bool vdr_resp_get_srq_wqe(struct vdr_dev *dev, struct vdr_qp *qp)
 static bool vdr_resp_get_rwqe(struct vdr_dev *dev, struct vdr_qp *qp)
 {
 	struct vdr_xqp *x = qp->xqp;
+	struct vdr_srq *srq = vdr_resp_srq(qp);
 	struct vdr_ring *ring = &qp->rq;
 	const struct virtio_rdma_rq_wqe *src;
 	u32 prod, n;
 
 	if (x->rwqe_valid)
 		return true;
-	if (qp->srq)
-		return vdr_resp_get_srq_wqe(dev, qp);
+	if (srq)
+		return vdr_resp_get_srq_wqe(dev, qp, srq);
 	if (!ring->depth)
 		return false;
 	/* Pairs with the driver's release of prod after writing the WQE. */
@@ -149,12 +251,12 @@ static void vdr_resp_complete(struct vdr_dev *dev, struct vdr_qp *qp,
 	cqe->qp_handle = cpu_to_le32(qp->qpn);
 	x->rwqe_valid = false;
 	/* An SRQ's cons moved when the QP took the WQE. */
-	if (!qp->srq) {
+	if (!vdr_resp_srq(qp)) {
 		qp->rq_cons++;
 		/* The WQE was copied out: the driver may reuse its slot. */
 		smp_store_release(&qp->rq.ctl->cons, cpu_to_le32(qp->rq_cons));
 	}
-	if (vdr_cq_post(dev, qp->rcq, cqe, solicited))
+	if (vdr_cq_post(dev, vdr_resp_rcq(qp), cqe, solicited))
 		vdr_xqp_fatal(dev, qp, VDR_QP_EV_FATAL);
 }
 
@@ -172,26 +274,29 @@ static void vdr_resp_recv_error(struct vdr_dev *dev, struct vdr_qp *qp,
  * A QP with an SRQ leaves ERR or goes away holding the WQE it took for a
  * message that will not finish: the WQE is the QP's, so it completes with
  * WR_FLUSH_ERR like the WQEs of an RQ (IBA 10.3.1), the SRQ's others stay.
+ * An XRC_TGT QP's completes into its SRQ's CQ.
  */
 void vdr_resp_srq_flush(struct vdr_dev *dev, struct vdr_qp *qp)
 {
 	struct virtio_rdma_cqe cqe = { };
 	struct vdr_xqp *x = qp->xqp;
 
-	if (!qp->srq || !x || !x->rwqe_valid)
+	if (!x || !x->rwqe_valid || !vdr_resp_srq(qp))
 		return;
 	cqe.status = VIRTIO_RDMA_WC_WR_FLUSH_ERR;
 	cqe.opcode = VIRTIO_RDMA_WC_OP_RECV;
 	cqe.wr_id = x->rwqe.wr_id;
 	cqe.qp_handle = cpu_to_le32(qp->qpn);
 	x->rwqe_valid = false;
-	vdr_cq_post(dev, qp->rcq, &cqe, false);
+	vdr_cq_post(dev, vdr_resp_rcq(qp), &cqe, false);
 }
 
 /* Receive buffers are checked against the PD of the queue they came from. */
 static struct vdr_pd *vdr_resp_rpd(struct vdr_qp *qp)
 {
-	return qp->srq ? qp->srq->pd : qp->pd;
+	struct vdr_srq *srq = vdr_resp_srq(qp);
+
+	return srq ? srq->pd : qp->pd;
 }
 
 static u8 vdr_resp_mem_status(int err)
@@ -301,6 +406,8 @@ static void vdr_resp_read_start(struct vdr_qp *qp,
 	x->rd_psn = psn;
 	x->rd_active = true;
 	x->rd_seg_max = vdr_net_seg_max(x->dev, &qp->attr.av);
+	/* XRC_TGT: the responses read through the named SRQ's PD. */
+	x->rd_srq = x->pkt_srq;
 }
 
 /* Build and send the next response packet of the READ being answered. */
@@ -310,6 +417,7 @@ static bool vdr_resp_read_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 	struct vdr_xqp *x = qp->xqp;
 	struct vdr_rdatom *r = &x->rd_cur;
 	bool first = x->rd_off == 0, last;
+	struct vdr_pd *pd = x->rd_srq ? x->rd_srq->pd : qp->pd;
 	struct roce_pkt pkt = { };
 	struct sk_buff *skb;
 	u32 n, npsn, off = x->rd_off;
@@ -319,13 +427,14 @@ static bool vdr_resp_read_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 	n = vdr_seg_len(r->len - off, x->mtu, S32_MAX, x->rd_seg_max);
 	last = off + n == r->len;
 	if (first && last)
-		pkt.opcode = ROCE_RC(RDMA_READ_RESPONSE_ONLY);
+		pkt.opcode = ROCE_OP_RDMA_READ_RESPONSE_ONLY;
 	else if (first)
-		pkt.opcode = ROCE_RC(RDMA_READ_RESPONSE_FIRST);
+		pkt.opcode = ROCE_OP_RDMA_READ_RESPONSE_FIRST;
 	else if (last)
-		pkt.opcode = ROCE_RC(RDMA_READ_RESPONSE_LAST);
+		pkt.opcode = ROCE_OP_RDMA_READ_RESPONSE_LAST;
 	else
-		pkt.opcode = ROCE_RC(RDMA_READ_RESPONSE_MIDDLE);
+		pkt.opcode = ROCE_OP_RDMA_READ_RESPONSE_MIDDLE;
+	pkt.opcode |= vdr_qpt_opc(qp->type);
 	pkt.pkey = ROCE_DEFAULT_PKEY;
 	pkt.dqpn = le32_to_cpu(qp->attr.dest_qp_num);
 	pkt.psn = x->rd_psn;
@@ -340,7 +449,7 @@ static bool vdr_resp_read_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 	}
 	if (!skb)
 		return false;
-	if (n && vdr_mr_rw(dev, qp->pd, qp, r->rkey,
+	if (n && vdr_mr_rw(dev, pd, qp, r->rkey,
 			   VIRTIO_RDMA_ACCESS_REMOTE_READ, r->va + off,
 			   payload, n, VDR_FROM_MEM)) {
 		kfree_skb(skb);
@@ -392,7 +501,7 @@ static void vdr_resp_atomic_send(struct vdr_dev *dev, struct vdr_qp *qp,
 	struct sk_buff *skb;
 	u8 *payload;
 
-	pkt.opcode = ROCE_RC(ATOMIC_ACKNOWLEDGE);
+	pkt.opcode = vdr_qpt_opc(qp->type) | ROCE_OP_ATOMIC_ACKNOWLEDGE;
 	pkt.pkey = ROCE_DEFAULT_PKEY;
 	pkt.dqpn = le32_to_cpu(qp->attr.dest_qp_num);
 	pkt.psn = r->psn;
@@ -452,7 +561,7 @@ static void vdr_resp_duplicate(struct vdr_dev *dev, struct vdr_qp *qp,
  */
 static void vdr_resp_no_rwqe(struct vdr_dev *dev, struct vdr_qp *qp)
 {
-	if (qp->type != VIRTIO_RDMA_QPT_RC)
+	if (!vdr_qp_is_rc(qp))
 		return;
 	if (qp->state == VIRTIO_RDMA_QPS_ERR) {
 		vdr_resp_nak(dev, qp, ROCE_AETH_NAK_REM_OP_ERR, -1);
@@ -486,7 +595,7 @@ static bool vdr_resp_send(struct vdr_dev *dev, struct vdr_qp *qp,
 			   VDR_TO_MEM);
 	if (err) {
 		vdr_resp_recv_error(dev, qp, vdr_resp_mem_status(err));
-		if (qp->type == VIRTIO_RDMA_QPT_RC)
+		if (vdr_qp_is_rc(qp))
 			vdr_resp_nak(dev, qp, err == -EMSGSIZE ?
 				     ROCE_AETH_NAK_INVALID_REQ :
 				     ROCE_AETH_NAK_REM_OP_ERR, -1);
@@ -506,7 +615,8 @@ static bool vdr_resp_send(struct vdr_dev *dev, struct vdr_qp *qp,
 		cqe.ex.imm_data = pkt->imm;
 	}
 	if (f & ROCE_OPF_INV) {
-		if (vdr_mr_invalidate(dev, qp->pd, qp, pkt->ieth_rkey)) {
+		if (vdr_mr_invalidate(dev, vdr_resp_kpd(qp), qp,
+				      pkt->ieth_rkey)) {
 			vdr_resp_recv_error(dev, qp,
 					    VIRTIO_RDMA_WC_LOC_PROT_ERR);
 			vdr_resp_nak(dev, qp, ROCE_AETH_NAK_REM_OP_ERR, -1);
@@ -534,8 +644,9 @@ static bool vdr_resp_write(struct vdr_dev *dev, struct vdr_qp *qp,
 		x->write_va = pkt->reth.va;
 		x->write_rkey = pkt->reth.rkey;
 		x->write_left = pkt->reth.len;
+		x->write_len = pkt->reth.len;
 		if (x->write_left &&
-		    vdr_mr_check(dev, qp->pd, qp, x->write_rkey,
+		    vdr_mr_check(dev, vdr_resp_kpd(qp), qp, x->write_rkey,
 				 VIRTIO_RDMA_ACCESS_REMOTE_WRITE,
 				 x->write_va, x->write_left))
 			goto access_err;
@@ -549,7 +660,7 @@ static bool vdr_resp_write(struct vdr_dev *dev, struct vdr_qp *qp,
 		return false;
 	}
 	if (pkt->payload_len &&
-	    vdr_mr_rw(dev, qp->pd, qp, x->write_rkey,
+	    vdr_mr_rw(dev, vdr_resp_kpd(qp), qp, x->write_rkey,
 		      VIRTIO_RDMA_ACCESS_REMOTE_WRITE, x->write_va,
 		      (void *)pkt->payload, pkt->payload_len, VDR_TO_MEM))
 		goto access_err;
@@ -558,6 +669,8 @@ static bool vdr_resp_write(struct vdr_dev *dev, struct vdr_qp *qp,
 	if ((f & ROCE_OPF_LAST) && (f & ROCE_OPF_IMM)) {
 		cqe.status = VIRTIO_RDMA_WC_SUCCESS;
 		cqe.opcode = VIRTIO_RDMA_WC_OP_RECV_RDMA_WITH_IMM;
+		/* The bytes received (spec "CQE"), as rdma_rxe reports. */
+		cqe.byte_len = cpu_to_le32(x->write_len);
 		cqe.flags = VIRTIO_RDMA_WC_F_WITH_IMM;
 		cqe.ex.imm_data = pkt->imm;
 		vdr_resp_complete(dev, qp, &cqe, pkt->se);
@@ -565,12 +678,12 @@ static bool vdr_resp_write(struct vdr_dev *dev, struct vdr_qp *qp,
 	return true;
 
 len_err:
-	if (qp->type == VIRTIO_RDMA_QPT_RC)
+	if (vdr_qp_is_rc(qp))
 		vdr_resp_nak(dev, qp, ROCE_AETH_NAK_INVALID_REQ,
 			     VDR_QP_EV_REQ_ERR);
 	return false;
 access_err:
-	if (qp->type == VIRTIO_RDMA_QPT_RC)
+	if (vdr_qp_is_rc(qp))
 		vdr_resp_nak(dev, qp, ROCE_AETH_NAK_REM_ACCESS_ERR,
 			     VDR_QP_EV_ACCESS_ERR);
 	return false;
@@ -591,7 +704,7 @@ static bool vdr_resp_read(struct vdr_dev *dev, struct vdr_qp *qp,
 	}
 	if (!vdr_resp_qp_allows(qp, VIRTIO_RDMA_ACCESS_REMOTE_READ) ||
 	    (pkt->reth.len &&
-	     vdr_mr_check(dev, qp->pd, qp, pkt->reth.rkey,
+	     vdr_mr_check(dev, vdr_resp_kpd(qp), qp, pkt->reth.rkey,
 			  VIRTIO_RDMA_ACCESS_REMOTE_READ, pkt->reth.va,
 			  pkt->reth.len))) {
 		vdr_resp_nak(dev, qp, ROCE_AETH_NAK_REM_ACCESS_ERR,
@@ -619,7 +732,8 @@ static bool vdr_resp_atomic(struct vdr_dev *dev, struct vdr_qp *qp,
 			    struct roce_pkt *pkt)
 {
 	struct vdr_xqp *x = qp->xqp;
-	bool cas = pkt->opcode == ROCE_RC(COMPARE_SWAP);
+	bool cas = (pkt->opcode & ~ROCE_OPC_TRANSPORT_MASK) ==
+		   ROCE_OP_COMPARE_SWAP;
 	struct vdr_rdatom *r;
 	u64 va = pkt->atomiceth.va;
 	u64 orig;
@@ -630,7 +744,8 @@ static bool vdr_resp_atomic(struct vdr_dev *dev, struct vdr_qp *qp,
 		return false;
 	}
 	if (!vdr_resp_qp_allows(qp, VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC) ||
-	    vdr_mr_remote_atomic(dev, qp->pd, qp, pkt->atomiceth.rkey, va,
+	    vdr_mr_remote_atomic(dev, vdr_resp_kpd(qp), qp,
+				 pkt->atomiceth.rkey, va,
 				 cas ? VDR_ATOMIC_CMP_SWP : VDR_ATOMIC_FETCH_ADD,
 				 cas ? pkt->atomiceth.compare :
 				       pkt->atomiceth.swap_add,
@@ -656,7 +771,7 @@ void vdr_resp_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 {
 	struct vdr_xqp *x = qp->xqp;
 	u16 f = pkt->info->flags;
-	bool rc = qp->type == VIRTIO_RDMA_QPT_RC;
+	bool rc = vdr_qp_is_rc(qp);
 	/* A same-host segment stands for npsn packets (vdr_xport.h). */
 	u32 npsn = vdr_skb_npsn(skb);
 	bool ok;
@@ -683,7 +798,8 @@ void vdr_resp_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 		case ROCE_RPSN_OK:
 			break;
 		case ROCE_RPSN_DUP:
-			vdr_resp_duplicate(dev, qp, pkt);
+			if (vdr_resp_xrc_srq(dev, qp, pkt, true))
+				vdr_resp_duplicate(dev, qp, pkt);
 			return;
 		case ROCE_RPSN_NAK:
 			x->nak_sent = true;
@@ -716,6 +832,9 @@ void vdr_resp_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 			return;
 		x->recv_off = 0;
 	}
+	/* In sequence: a FIRST packet starts a message (vdr_resp_srq()). */
+	if (!vdr_resp_xrc_srq(dev, qp, pkt, false))
+		return;
 	x->nak_sent = false;
 
 	if (f & ROCE_OPF_SEND)

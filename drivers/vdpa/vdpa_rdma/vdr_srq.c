@@ -16,6 +16,12 @@
  * The limit event is one-shot: MODIFY_SRQ (or CREATE_SRQ) arms it with a
  * non-zero limit; the take that leaves fewer WQEs than the limit in the
  * ring disarms it (the limit reads 0 again) and raises SRQ_LIMIT_REACHED.
+ *
+ * An XRC SRQ (VIRTIO_RDMA_F_XRC) has no QPs attached: the XRC_TGT QPs of
+ * its domain find it by the SRQ number each request carries, take WQEs
+ * as above and complete them into the SRQ's own CQ.  DESTROY_SRQ does not
+ * wait for them (spec "XRC"); it makes them forget the SRQ instead (the
+ * lifetimes in vdpa_rdma.h).
  */
 #include <kunit/visibility.h>
 #include <linux/log2.h>
@@ -73,6 +79,29 @@ out:
 }
 EXPORT_SYMBOL_IF_KUNIT(vdr_srq_take);
 
+/**
+ * vdr_srq_xrc_ok - may a request to an XRC_TGT QP go to this SRQ
+ * @srq: the SRQ the request's XRCETH names, NULL when there is none
+ * @xrcd: the target QP's domain
+ * @msg_srq: the SRQ of the QP's message in progress, NULL when none or
+ *	     when it was destroyed since
+ * @cont: the request is a middle or last packet of that message
+ *
+ * The domain check of the spec ("XRC", "At the target"): an XRC SRQ of
+ * the QP's domain, and inside a message the SRQ its first packet named.
+ *
+ * Return: false for an invalid request.
+ */
+bool vdr_srq_xrc_ok(const struct vdr_srq *srq, const struct vdr_xrcd *xrcd,
+		    const struct vdr_srq *msg_srq, bool cont)
+{
+	/* A basic SRQ has no domain. */
+	if (!srq || !srq->xrcd || srq->xrcd != xrcd)
+		return false;
+	return !cont || srq == msg_srq;
+}
+EXPORT_SYMBOL_IF_KUNIT(vdr_srq_xrc_ok);
+
 static int vdr_check_create_srq(struct vdr_dev *dev,
 				const struct virtio_rdma_create_srq_req *req)
 {
@@ -99,6 +128,38 @@ static int vdr_check_create_srq(struct vdr_dev *dev,
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
+/* The type and the objects it names (spec "CREATE_SRQ"). */
+static int vdr_check_srq_type(struct vdr_dev *dev,
+			      const struct virtio_rdma_create_srq_req *req)
+{
+	switch (req->srq_type) {
+	case VIRTIO_RDMA_SRQT_BASIC:
+		if (req->xrcd_handle || req->cq_handle)
+			return VIRTIO_RDMA_STATUS_INVAL;
+		return VIRTIO_RDMA_STATUS_OK;
+	case VIRTIO_RDMA_SRQT_XRC:
+		if (!vdr_has_feature(dev, VIRTIO_RDMA_F_XRC))
+			return VIRTIO_RDMA_STATUS_OPNOTSUPP;
+		if (!xa_load(&dev->xrcds, le32_to_cpu(req->xrcd_handle)) ||
+		    !xa_load(&dev->cqs, le32_to_cpu(req->cq_handle)))
+			return VIRTIO_RDMA_STATUS_NOENT;
+		return VIRTIO_RDMA_STATUS_OK;
+	default:
+		return VIRTIO_RDMA_STATUS_OPNOTSUPP;
+	}
+}
+
+/* An XRC SRQ's domain and CQ stay while it exists (DESTROY_* say BUSY). */
+static void vdr_srq_xrc_init(struct vdr_dev *dev, struct vdr_srq *srq,
+			     const struct virtio_rdma_create_srq_req *req)
+{
+	if (req->srq_type != VIRTIO_RDMA_SRQT_XRC)
+		return;
+	srq->xrcd = vdr_xrcd_get(dev, le32_to_cpu(req->xrcd_handle));
+	srq->cq = xa_load(&dev->cqs, le32_to_cpu(req->cq_handle));
+	srq->cq->nr_srqs++;
+}
+
 int vdr_cmd_create_srq(struct vdr_dev *dev)
 {
 	const struct virtio_rdma_create_srq_req *req = &dev->req.create_srq;
@@ -109,6 +170,9 @@ int vdr_cmd_create_srq(struct vdr_dev *dev)
 
 	if (!vdr_has_feature(dev, VIRTIO_RDMA_F_SRQ))
 		return VIRTIO_RDMA_STATUS_OPNOTSUPP;
+	status = vdr_check_srq_type(dev, req);
+	if (status)
+		return status;
 	status = vdr_check_create_srq(dev, req);
 	if (status)
 		return status;
@@ -130,7 +194,12 @@ int vdr_cmd_create_srq(struct vdr_dev *dev)
 		kfree(srq);
 		return vdr_errno_status(ret);
 	}
-	ret = xa_alloc_cyclic(&dev->srqs, &handle, srq,
+	/*
+	 * The handle is reserved first and the SRQ published complete: the
+	 * data path looks XRC SRQs up by number.  Handles are SRQ numbers
+	 * on the wire, below 2^24 (VDR_HANDLE_MAX).
+	 */
+	ret = xa_alloc_cyclic(&dev->srqs, &handle, NULL,
 			      XA_LIMIT(1, VDR_HANDLE_MAX), &dev->srq_next,
 			      GFP_KERNEL);
 	if (ret < 0) {
@@ -143,6 +212,7 @@ int vdr_cmd_create_srq(struct vdr_dev *dev)
 	srq->max_sge = le32_to_cpu(req->max_sge);
 	srq->limit = le32_to_cpu(req->srq_limit);
 	srq->pd = vdr_pd_get(dev, le32_to_cpu(req->pd_handle));
+	vdr_srq_xrc_init(dev, srq, req);
 	vdr_event_init(&srq->limit_ev, VIRTIO_RDMA_EVENT_SRQ_LIMIT_REACHED,
 		       handle, 0);
 	/*
@@ -150,6 +220,8 @@ int vdr_cmd_create_srq(struct vdr_dev *dev)
 	 * it, so it needs no doorbell (spec "Shared receive queues").
 	 */
 	WRITE_ONCE(srq->ring.ctl->notify, cpu_to_le32(VIRTIO_RDMA_NOTIFY_OFF));
+	/* Into the reserved slot: allocates nothing, cannot fail. */
+	xa_store(&dev->srqs, handle, srq, GFP_KERNEL);
 	dev->nr_srqs++;
 	dev->resp.create_srq.srq_handle = cpu_to_le32(handle);
 	return VIRTIO_RDMA_STATUS_OK;
@@ -206,14 +278,40 @@ int vdr_cmd_query_srq(struct vdr_dev *dev)
 	return VIRTIO_RDMA_STATUS_OK;
 }
 
+/*
+ * The XRC_TGT QPs of the domain of @srq, which is out of the table, forget
+ * it: none can find it again, and each one's run that might use it has
+ * ended once its lock was taken here.
+ */
+static void vdr_srq_xrc_detach(struct vdr_dev *dev, struct vdr_srq *srq)
+{
+	struct vdr_qp *qp;
+	unsigned long idx;
+
+	xa_for_each(&dev->qps, idx, qp) {
+		if (qp->type != VIRTIO_RDMA_QPT_XRC_TGT || qp->xrcd != srq->xrcd)
+			continue;
+		mutex_lock(&qp->lock);
+		vdr_resp_srq_gone(qp, srq);
+		mutex_unlock(&qp->lock);
+	}
+	srq->cq->nr_srqs--;
+	vdr_xrcd_put(srq->xrcd);
+}
+
 static void vdr_srq_free(struct vdr_dev *dev, struct vdr_srq *srq)
 {
 	xa_erase(&dev->srqs, srq->handle);
+	if (srq->xrcd)
+		vdr_srq_xrc_detach(dev, srq);
 	vdr_event_cancel(dev, &srq->limit_ev);
 	vdr_ring_unmap(&srq->ring);
 	vdr_pd_put(srq->pd);
 	dev->nr_srqs--;
-	/* QPs reach the SRQ only through qp->srq, and none is left. */
+	/*
+	 * QPs reach a basic SRQ only through qp->srq, and none is left;
+	 * target QPs forgot an XRC one above.
+	 */
 	kfree_rcu(srq, rcu);
 }
 

@@ -14,6 +14,7 @@
 #include <linux/types.h>
 #include <linux/virtio_rdma.h>
 
+#include "roce_hdr.h"
 #include "roce_rel.h"
 #include "vdpa_rdma.h"
 
@@ -43,6 +44,22 @@ struct vdr_skb_cb {
 };
 
 #define VDR_SKB_CB(skb)	((struct vdr_skb_cb *)(skb)->cb)
+
+/* A QP type's opcode base: the transport bits of its BTH opcodes. */
+static inline u8 vdr_qpt_opc(u8 type)
+{
+	switch (type) {
+	case VIRTIO_RDMA_QPT_RC:
+		return ROCE_OPC_RC;
+	case VIRTIO_RDMA_QPT_UC:
+		return ROCE_OPC_UC;
+	case VIRTIO_RDMA_QPT_XRC_INI:
+	case VIRTIO_RDMA_QPT_XRC_TGT:
+		return ROCE_OPC_XRC;
+	default:
+		return ROCE_OPC_UD;
+	}
+}
 
 /*
  * Same-host segments.  A packet that never leaves this kernel need not be
@@ -162,6 +179,16 @@ struct vdr_xqp {
 	bool comm_est;			/* COMM_EST raised in this RTR */
 	bool ack_pending;
 	u32 ack_psn;
+	/*
+	 * XRC_TGT (vdr_resp.c): the XRC SRQs of the message in progress
+	 * (its first packet's: receives are taken from it), of the packet
+	 * being executed (keys are checked against its PD) and of the READ
+	 * being answered.  Kept under the QP's lock; DESTROY_SRQ clears
+	 * them (vdr_resp_srq_gone()).
+	 */
+	struct vdr_srq *msg_srq;
+	struct vdr_srq *pkt_srq;
+	struct vdr_srq *rd_srq;
 	bool rwqe_valid;
 	struct virtio_rdma_rq_wqe rwqe;
 	struct virtio_rdma_sge rsge[VDR_MAX_SGE];
@@ -169,6 +196,7 @@ struct vdr_xqp {
 	u64 write_va;			/* RDMA WRITE in progress */
 	u32 write_rkey;
 	u32 write_left;
+	u32 write_len;			/* its length: WRITE_WITH_IMM's byte_len */
 	struct vdr_rdatom *rdatom;	/* nr_rdatom: max_dest_rd_atomic */
 	unsigned int nr_rdatom;
 	unsigned int rdatom_next;

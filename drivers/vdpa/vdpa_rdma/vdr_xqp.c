@@ -432,7 +432,7 @@ int vdr_xqp_prepare(struct vdr_qp *qp, u8 next, u32 max_dest_rd_atomic)
 	struct vdr_rdatom *r;
 
 	if (!x || next != VIRTIO_RDMA_QPS_RTR || qp->state == next ||
-	    qp->type != VIRTIO_RDMA_QPT_RC || n == x->nr_rdatom)
+	    !vdr_qp_is_rc(qp) || n == x->nr_rdatom)
 		return 0;
 	r = kvcalloc(n, sizeof(*r), VDR_GFP_OBJ);
 	if (!r)
@@ -461,6 +461,9 @@ void vdr_xqp_state(struct vdr_dev *dev, struct vdr_qp *qp, u8 next)
 	case VIRTIO_RDMA_QPS_ERR:
 		vdr_xqp_quiesce(x);
 		x->rwqe_valid = false;
+		x->msg_srq = NULL;
+		x->rd_srq = NULL;
+		x->pkt_srq = NULL;
 		break;
 	case VIRTIO_RDMA_QPS_INIT:
 		vdr_xqp_req_init(qp, x);
