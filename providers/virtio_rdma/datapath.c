@@ -38,6 +38,8 @@ _Static_assert(VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD ==
 _Static_assert(VIRTIO_RDMA_QPT_RC == IBV_QPT_RC, "");
 _Static_assert(VIRTIO_RDMA_QPT_UC == IBV_QPT_UC, "");
 _Static_assert(VIRTIO_RDMA_QPT_UD == IBV_QPT_UD, "");
+_Static_assert(VIRTIO_RDMA_QPT_XRC_INI == IBV_QPT_XRC_SEND, "");
+_Static_assert(VIRTIO_RDMA_QPT_XRC_TGT == IBV_QPT_XRC_RECV, "");
 
 /* ---------------------------------------------------------------- CQ -- */
 
@@ -386,6 +388,20 @@ static bool vru_is_ud(struct vru_qp *qp)
 	return virtio_rdma_qpt_is_ud(qp->vqp.qp.qp_type);
 }
 
+static bool vru_is_xrc_send(struct vru_qp *qp)
+{
+	return qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND;
+}
+
+/* The target's XRC SRQ, which the device sends in the XRCETH: 24 bits. */
+static int vru_set_xrc_srqn(struct virtio_rdma_sq_wqe *wqe, uint32_t srqn)
+{
+	if (srqn & ~VIRTIO_RDMA_QPN_MASK)
+		return EINVAL;
+	wqe->xrc_srqn = htole32(srqn);
+	return 0;
+}
+
 /*
  * The device ABI's opcode rules (QP type, the atomic feature), checked here
  * as the kernel driver checks them: the device would fail the QP instead.
@@ -470,6 +486,10 @@ static int vru_build_send(struct vru_qp *qp, struct ibv_send_wr *wr,
 	wqe->wr_id = htole64(wr->wr_id);
 	wqe->opcode = wr->opcode;
 	wqe->flags = wr->send_flags;
+	/* Every other QP type leaves it 0 (spec "Send queue WQE"). */
+	if (vru_is_xrc_send(qp) &&
+	    vru_set_xrc_srqn(wqe, wr->qp_type.xrc.remote_srqn))
+		return EINVAL;
 
 	switch (wr->opcode) {
 	case IBV_WR_SEND_WITH_IMM:
@@ -542,7 +562,8 @@ int vru_post_sends(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	int err = 0;
 	uint32_t old;
 
-	if (!vru_can_send(qp)) {
+	/* An XRC_RECV QP has no send queue. */
+	if (!r->buf || !vru_can_send(qp)) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
@@ -766,6 +787,14 @@ static void vru_wr_set_ud_addr(struct ibv_qp_ex *ibqp, struct ibv_ah *ah,
 	wqe->wr.ud.remote_qkey = htole32(remote_qkey);
 }
 
+static void vru_wr_set_xrc_srqn(struct ibv_qp_ex *ibqp, uint32_t remote_srqn)
+{
+	struct vru_qp *qp = qpex_to_vru_qp(ibqp);
+
+	if (qp->wr_cur && vru_set_xrc_srqn(qp->wr_cur, remote_srqn))
+		qp->wr_err = EINVAL;
+}
+
 static void vru_wr_set_sge_list(struct ibv_qp_ex *ibqp, size_t num,
 				const struct ibv_sge *sg)
 {
@@ -878,6 +907,8 @@ void vru_qp_ex_init(struct vru_qp *qp, uint64_t ops)
 	q->wr_set_inline_data_list = vru_wr_set_inline_data_list;
 	if (vru_is_ud(qp))
 		q->wr_set_ud_addr = vru_wr_set_ud_addr;
+	if (vru_is_xrc_send(qp))
+		q->wr_set_xrc_srqn = vru_wr_set_xrc_srqn;
 	if (ops & IBV_QP_EX_WITH_RDMA_WRITE)
 		q->wr_rdma_write = vru_wr_rdma_write;
 	if (ops & IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)

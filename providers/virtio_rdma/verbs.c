@@ -442,26 +442,76 @@ static int vru_destroy_cq(struct ibv_cq *ibcq)
 	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_LOCAL_INV | \
 	 IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_BIND_MW)
 
+/*
+ * An XRC_RECV QP: a number in an XRC domain, nothing to map.  The kernel
+ * creates it without driver data (ib_core shares it between the processes
+ * that open it), so none is sent.
+ */
+static struct ibv_qp *vru_create_xrc_recv(struct ibv_context *context,
+					  struct ibv_qp_init_attr_ex *attr)
+{
+	struct ibv_create_qp_ex cmd = {};
+	struct ib_uverbs_ex_create_qp_resp resp = {};
+	struct vru_qp *qp;
+	int err;
+
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd ||
+	    (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+		errno = (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) ?
+			EOPNOTSUPP : EINVAL;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	err = ibv_cmd_create_qp_ex2(context, &qp->vqp, attr, &cmd, sizeof(cmd),
+				    &resp, sizeof(resp));
+	if (err) {
+		free(qp);
+		errno = err;
+		return NULL;
+	}
+	/* Whatever else the attributes held, the QP has none of it. */
+	qp->vqp.qp.pd = NULL;
+	qp->vqp.qp.send_cq = NULL;
+	qp->vqp.qp.recv_cq = NULL;
+	qp->vqp.qp.srq = NULL;
+	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	memset(&attr->cap, 0, sizeof(attr->cap));
+	return &qp->vqp.qp;
+}
+
 struct ibv_qp *vru_create_qp_ex(struct ibv_context *context,
 				struct ibv_qp_init_attr_ex *attr)
 {
 	struct vru_create_qp_ex_cmd cmd = {};
 	struct vru_create_qp_ex_resp resp = {};
 	struct virtio_rdma_uverbs_create_qp_resp *r = &resp.drv;
+	bool xrc_send = attr->qp_type == IBV_QPT_XRC_SEND;
 	struct vru_qp *qp;
 	int err;
 
 	/* No creation flag is supported, but an empty set is no request. */
-	if (attr->qp_type == IBV_QPT_XRC_SEND ||
-	    attr->qp_type == IBV_QPT_XRC_RECV ||
-	    (attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
+	if ((attr->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD |
+					   IBV_QP_INIT_ATTR_XRCD |
 					   IBV_QP_INIT_ATTR_CREATE_FLAGS |
 					   IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) ||
 	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
 	     attr->create_flags) ||
 	    ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
-	     (attr->send_ops_flags & ~(uint64_t)VRU_SEND_OPS))) {
+	     (attr->send_ops_flags & ~(uint64_t)VRU_SEND_OPS)) ||
+	    /* A type 2 window is bound to one QP, not to an XRC target. */
+	    (xrc_send && (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	     (attr->send_ops_flags & IBV_QP_EX_WITH_BIND_MW))) {
 		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->qp_type == IBV_QPT_XRC_RECV)
+		return vru_create_xrc_recv(context, attr);
+	/* An initiator has no receive side (the kernel's ioctl agrees). */
+	if (xrc_send && attr->srq) {
+		errno = EINVAL;
 		return NULL;
 	}
 	qp = calloc(1, sizeof(*qp));
@@ -471,7 +521,10 @@ struct ibv_qp *vru_create_qp_ex(struct ibv_context *context,
 				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err)
 		goto err_free;
-	if (r->comp_mask) {
+	/* XRC_SEND: libibverbs kept the receive CQ out of the command. */
+	if (xrc_send)
+		qp->vqp.qp.recv_cq = NULL;
+	if (r->comp_mask || (xrc_send && r->rq_depth)) {
 		err = EPROTO;
 		goto err_destroy;
 	}
@@ -511,6 +564,33 @@ err_free:
 	return NULL;
 }
 
+/*
+ * Another process's XRC_RECV QP, through the XRC domain both opened: the
+ * same kernel QP, nothing to map.  ibv_destroy_qp closes it.
+ */
+static struct ibv_qp *vru_open_qp(struct ibv_context *context,
+				  struct ibv_qp_open_attr *attr)
+{
+	struct ib_uverbs_create_qp_resp resp;
+	struct ibv_open_qp cmd;
+	struct vru_qp *qp;
+	int err;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+	err = ibv_cmd_open_qp(context, &qp->vqp, sizeof(qp->vqp), attr, &cmd,
+			      sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		free(qp);
+		errno = err;
+		return NULL;
+	}
+	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	return &qp->vqp.qp;
+}
+
 static struct ibv_qp *vru_create_qp(struct ibv_pd *pd,
 				    struct ibv_qp_init_attr *attr)
 {
@@ -533,9 +613,14 @@ static struct ibv_qp *vru_create_qp(struct ibv_pd *pd,
 	return qp;
 }
 
+/*
+ * XRC_SEND has no receive CQ; XRC_RECV has no CQ: its receives complete
+ * into its SRQs' CQs, which other processes may own and poll, so they stay.
+ */
 static void vru_qp_clean_cqs(struct ibv_qp *qp)
 {
-	vru_cq_clean(to_vru_cq(qp->send_cq), qp->qp_num);
+	if (qp->send_cq)
+		vru_cq_clean(to_vru_cq(qp->send_cq), qp->qp_num);
 	if (qp->recv_cq && qp->recv_cq != qp->send_cq)
 		vru_cq_clean(to_vru_cq(qp->recv_cq), qp->qp_num);
 }
@@ -574,6 +659,43 @@ static int vru_destroy_qp(struct ibv_qp *ibqp)
 	pthread_spin_destroy(&qp->sq_lock);
 	pthread_spin_destroy(&qp->rq_lock);
 	free(qp);
+	return 0;
+}
+
+/*
+ * An XRC domain.  Processes that open it by the same file share it; the
+ * kernel keeps one device domain for them (vrdma_xrcd.c).
+ */
+static struct ibv_xrcd *vru_open_xrcd(struct ibv_context *context,
+				      struct ibv_xrcd_init_attr *attr)
+{
+	struct ib_uverbs_open_xrcd_resp resp;
+	struct ibv_open_xrcd cmd;
+	struct verbs_xrcd *xrcd;
+	int err;
+
+	xrcd = calloc(1, sizeof(*xrcd));
+	if (!xrcd)
+		return NULL;
+	err = ibv_cmd_open_xrcd(context, xrcd, sizeof(*xrcd), attr, &cmd,
+				sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		free(xrcd);
+		errno = err;
+		return NULL;
+	}
+	return &xrcd->xrcd;
+}
+
+static int vru_close_xrcd(struct ibv_xrcd *ibxrcd)
+{
+	struct verbs_xrcd *xrcd = container_of(ibxrcd, struct verbs_xrcd, xrcd);
+	int err;
+
+	err = ibv_cmd_close_xrcd(xrcd);
+	if (err)
+		return err;
+	free(xrcd);
 	return 0;
 }
 
@@ -654,12 +776,14 @@ static const struct verbs_context_ops vru_ctx_ops = {
 	.alloc_pd = vru_alloc_pd,
 	.attach_mcast = ibv_cmd_attach_mcast,
 	.bind_mw = vru_bind_mw,
+	.close_xrcd = vru_close_xrcd,
 	.create_ah = vru_create_ah,
 	.create_cq = vru_create_cq,
 	.create_cq_ex = vru_create_cq_ex,
 	.create_qp = vru_create_qp,
 	.create_qp_ex = vru_create_qp_ex,
 	.create_srq = vru_create_srq,
+	.create_srq_ex = vru_create_srq_ex,
 	.dealloc_mw = vru_dealloc_mw,
 	.dealloc_pd = vru_dealloc_pd,
 	.dereg_mr = vru_dereg_mr,
@@ -669,10 +793,13 @@ static const struct verbs_context_ops vru_ctx_ops = {
 	.destroy_srq = vru_destroy_srq,
 	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = vru_free_context,
+	.get_srq_num = vru_get_srq_num,
 	.import_mr = vru_import_mr,
 	.import_pd = vru_import_pd,
 	.modify_qp = vru_modify_qp,
 	.modify_srq = vru_modify_srq,
+	.open_qp = vru_open_qp,
+	.open_xrcd = vru_open_xrcd,
 	.poll_cq = vru_poll_cq,
 	.post_recv = vru_post_recv,
 	.post_srq_recv = vru_post_srq_recv,
@@ -834,7 +961,7 @@ int virtio_rdmadv_ring_doorbell(struct ibv_qp *ibqp, enum virtio_rdmadv_queue q)
 
 	if (!vru_is_ours(ibqp->context))
 		return EOPNOTSUPP;
-	if (q == VIRTIO_RDMADV_SQ)
+	if (q == VIRTIO_RDMADV_SQ && qp->sq.buf)
 		return vru_sq_doorbell(qp);
 	if (q == VIRTIO_RDMADV_RQ && qp->rq.buf)
 		return vru_rq_doorbell(qp);

@@ -59,6 +59,10 @@ struct vru_cq {
 	uint32_t start;
 };
 
+/*
+ * A QP.  XRC_SEND has an SQ and no RQ; XRC_RECV (created, or opened with
+ * ibv_open_qp) has no ring at all: sq.buf and rq.buf stay NULL.
+ */
 struct vru_qp {
 	struct verbs_qp vqp;
 	pthread_spinlock_t sq_lock;
@@ -81,7 +85,10 @@ struct vru_qp {
 	uint16_t mkey_max;
 };
 
-/* A shared receive queue (srq.c): the kernel maps its ring as an RQ's. */
+/*
+ * A shared receive queue (srq.c), basic or XRC: the kernel maps its ring as
+ * an RQ's.
+ */
 struct vru_srq {
 	struct verbs_srq vsrq;
 	pthread_spinlock_t lock;
@@ -190,6 +197,9 @@ int vru_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 		   int attr_mask);
 int vru_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
 int vru_destroy_srq(struct ibv_srq *srq);
+struct ibv_srq *vru_create_srq_ex(struct ibv_context *context,
+				  struct ibv_srq_init_attr_ex *attr);
+int vru_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
 int vru_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr);
 

@@ -5,8 +5,8 @@
  * the kernel driver and the provider share through the uapi helpers of
  * include/uapi/linux/virtio_rdma.h: opcode validity per QP type and the
  * atomic feature, inline eligibility, the doorbell test with the device's
- * suppression offset, ring geometry, and the status of a CQE whose opcode
- * is unknown.  The kernel side of the same rules is pinned by KUnit
+ * suppression offset, ring geometry, the status of a CQE whose opcode is
+ * unknown, and the XRC SRQ number of XRC_SEND WQEs.  The kernel side of the same rules is pinned by KUnit
  * (virtio_rdma_abi).
  *
  * Output is one "ok"/"not ok" line per case; the exit status is 1 if any
@@ -370,6 +370,105 @@ static void test_cq_prod_invalid(void)
 	fixture_free(f);
 }
 
+static int post_srqn(struct fixture *f, enum ibv_wr_opcode op, uint32_t srqn)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)f->data, .length = 8, .lkey = 0x100,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 0x78, .sg_list = &sge, .num_sge = 1, .opcode = op,
+	}, *bad = NULL;
+	int err;
+
+	wr.qp_type.xrc.remote_srqn = srqn;
+	err = vru_post_send(&f->qp.vqp.qp, &wr, &bad);
+	if (err && bad != &wr)
+		err = -1;
+	return err;
+}
+
+/* Takes a fixture's ring away, as an XRC QP type has none. */
+static void ring_drop(struct vru_uring *r)
+{
+	free(r->buf);
+	memset(r, 0, sizeof(*r));
+}
+
+/*
+ * XRC: an XRC_SEND QP names the target's SRQ in every send WQE (24 bits),
+ * every other type leaves the field 0; neither XRC type has an RQ, and an
+ * XRC_RECV QP has no SQ either.
+ */
+static void test_xrc(void)
+{
+	struct ibv_recv_wr rwr = { .wr_id = 1 }, *rbad;
+	struct fixture *f = fixture_new(IBV_QPT_XRC_SEND, true);
+	struct ibv_qp_ex *q = &f->qp.vqp.qp_ex;
+	uint32_t head;
+	int err;
+
+	ring_drop(&f->qp.rq);
+	check(post_srqn(f, IBV_WR_SEND, 0x123456) == 0 &&
+	      le32toh(sq_wqe(f, 0)->xrc_srqn) == 0x123456 &&
+	      sq_wqe(f, 0)->opcode == VIRTIO_RDMA_WR_SEND,
+	      "XRC_SEND: remote_srqn in the WQE's xrc_srqn");
+	check(post_srqn(f, IBV_WR_RDMA_WRITE, 7) == 0 &&
+	      le32toh(sq_wqe(f, 1)->xrc_srqn) == 7 &&
+	      post_srqn(f, IBV_WR_ATOMIC_FETCH_AND_ADD, 8) == 0 &&
+	      le32toh(sq_wqe(f, 2)->xrc_srqn) == 8,
+	      "XRC_SEND: RDMA WRITE and atomics name the SRQ too");
+	check(post_srqn(f, IBV_WR_SEND, 0x1000000) == EINVAL &&
+	      f->qp.sq.head == 3,
+	      "XRC_SEND: an SRQ number beyond 24 bits is rejected");
+	check(post_srqn(f, IBV_WR_BIND_MW, 1) == EINVAL && f->qp.sq.head == 3,
+	      "XRC_SEND: BIND_MW rejected");
+	check(vru_post_recv(&f->qp.vqp.qp, &rwr, &rbad) == EINVAL &&
+	      rbad == &rwr && !rq_doorbells,
+	      "XRC_SEND: post_recv rejected (no RQ)");
+
+	vru_qp_ex_init(&f->qp, IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_RDMA_WRITE);
+	head = f->qp.sq.head;
+	ibv_wr_start(q);
+	q->wr_id = 2;
+	ibv_wr_send(q);
+	ibv_wr_set_xrc_srqn(q, 0xabcdef);
+	ibv_wr_set_sge(q, 0x100, (uintptr_t)f->data, 8);
+	ibv_wr_rdma_write(q, 0x200, 0x1000);
+	ibv_wr_set_xrc_srqn(q, 0x42);
+	ibv_wr_set_sge(q, 0x100, (uintptr_t)f->data, 8);
+	err = ibv_wr_complete(q);
+	check(err == 0 && f->qp.sq.head == head + 2 &&
+	      le32toh(sq_wqe(f, head)->xrc_srqn) == 0xabcdef &&
+	      le32toh(sq_wqe(f, head + 1)->xrc_srqn) == 0x42,
+	      "XRC_SEND: ibv_wr_set_xrc_srqn sets each WQE's xrc_srqn");
+	head = f->qp.sq.head;
+	ibv_wr_start(q);
+	ibv_wr_send(q);
+	ibv_wr_set_xrc_srqn(q, 0x1000000);
+	err = ibv_wr_complete(q);
+	check(err == EINVAL && f->qp.sq.head == head,
+	      "XRC_SEND: ibv_wr_set_xrc_srqn beyond 24 bits fails the batch");
+	fixture_free(f);
+
+	f = fixture_new(IBV_QPT_RC, true);
+	check(post_srqn(f, IBV_WR_SEND, 0x1234) == 0 &&
+	      sq_wqe(f, 0)->xrc_srqn == 0,
+	      "RC: xrc_srqn stays 0 whatever remote_srqn holds");
+	vru_qp_ex_init(&f->qp, IBV_QP_EX_WITH_SEND);
+	check(!f->qp.vqp.qp_ex.wr_set_xrc_srqn,
+	      "RC: no ibv_wr_set_xrc_srqn");
+	fixture_free(f);
+
+	f = fixture_new(IBV_QPT_XRC_RECV, true);
+	ring_drop(&f->qp.sq);
+	ring_drop(&f->qp.rq);
+	check(post_srqn(f, IBV_WR_SEND, 1) == EINVAL && !sq_doorbells,
+	      "XRC_RECV: post_send rejected (no SQ)");
+	check(vru_post_recv(&f->qp.vqp.qp, &rwr, &rbad) == EINVAL &&
+	      !rq_doorbells, "XRC_RECV: post_recv rejected (no RQ)");
+	fixture_free(f);
+}
+
 int main(void)
 {
 	test_atomic_feature();
@@ -381,5 +480,6 @@ int main(void)
 	test_doorbell();
 	test_cqe_status();
 	test_cq_prod_invalid();
+	test_xrc();
 	return failed;
 }

@@ -91,7 +91,13 @@ struct virtio_rdma_uverbs_resize_cq_resp {
 	__aligned_u64 ring_size;	/* bytes to map, page multiple */
 };
 
-/* create_qp (ibv_create_qp, ibv_create_qp_ex) */
+/*
+ * create_qp (ibv_create_qp, ibv_create_qp_ex).  An XRC_SEND (XRC_INI) QP
+ * has no receive queue (rq_depth 0, WQE_SHIFTS' rq_wqe_shift ignored).  An
+ * XRC_RECV (XRC_TGT) QP has no driver data at all: ib_core creates it
+ * without udata, as it is shared by the processes that open it, and it has
+ * no rings; the core response's qpn is all there is.
+ */
 #define VIRTIO_RDMA_CREATE_QP_REQ_WQE_SHIFTS	(1U << 0)
 
 struct virtio_rdma_uverbs_create_qp_req {
@@ -119,7 +125,11 @@ struct virtio_rdma_uverbs_create_qp_resp {
 	__aligned_u64 rq_ring_size;
 };
 
-/* create_srq (ibv_create_srq, ibv_create_srq_ex with IBV_SRQT_BASIC) */
+/*
+ * create_srq (ibv_create_srq, ibv_create_srq_ex with IBV_SRQT_BASIC or
+ * IBV_SRQT_XRC).  An XRC SRQ's ring is mapped and posted to as a basic
+ * one's; its srq_handle is its SRQ number, also in the core response.
+ */
 struct virtio_rdma_uverbs_create_srq_req {
 	__u32 comp_mask;		/* none defined: 0 */
 	__u32 reserved;

@@ -1052,6 +1052,82 @@ static void vrt_port(struct kunit *test)
 			  IB_DEVICE_MEM_MGT_EXTENSIONS);
 }
 
+/*
+ * XRC (VIRTIO_RDMA_F_XRC).  Kernel callers get no XRC_INI QPs and no XRC
+ * SRQs (user space only); without the feature there are no XRC domains
+ * either.  With it, a domain and a target QP (which has no rings, and is
+ * the same for kernel and user callers) go through their life.
+ */
+static void vrt_xrc(struct kunit *test)
+{
+	struct vrt *t = vrt_get(test);
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_XRC_INI,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 4, .max_send_sge = 1 },
+	};
+	struct ib_srq_init_attr sattr = {
+		.srq_type = IB_SRQT_XRC,
+		.attr = { .max_wr = 4, .max_sge = 1 },
+	};
+	struct ib_qp_init_attr *qinit;
+	struct ib_qp_attr *attr;
+	struct ib_xrcd *xrcd;
+	struct ib_srq *srq;
+	struct ib_qp *qp;
+
+	vrt_get_pd_cq(test, t);
+	init.send_cq = t->cq;
+	qp = ib_create_qp(t->pd, &init);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(qp), -EOPNOTSUPP);
+	if (!IS_ERR(qp))
+		ib_destroy_qp(qp);
+
+	if (!(t->attr.device_cap_flags & IB_DEVICE_XRC)) {
+		xrcd = ib_alloc_xrcd_user(t->ib, NULL, NULL);
+		KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(xrcd), -EOPNOTSUPP);
+		if (!IS_ERR(xrcd))
+			ib_dealloc_xrcd_user(xrcd, NULL);
+		return;
+	}
+
+	/* Off the stack: the frame would pass the kernel's limit. */
+	attr = kunit_kzalloc(test, sizeof(*attr), GFP_KERNEL);
+	qinit = kunit_kzalloc(test, sizeof(*qinit), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, attr && qinit);
+	xrcd = ib_alloc_xrcd_user(t->ib, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(xrcd));
+	sattr.ext.xrc.xrcd = xrcd;
+	sattr.ext.cq = t->cq;
+	srq = ib_create_srq(t->pd, &sattr);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(srq), -EOPNOTSUPP);
+	if (!IS_ERR(srq))
+		ib_destroy_srq(srq);
+
+	memset(&init, 0, sizeof(init));
+	init.qp_type = IB_QPT_XRC_TGT;
+	init.xrcd = xrcd;
+	qp = ib_create_qp(t->pd, &init);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(qp));
+	KUNIT_EXPECT_GE(test, qp->qp_num, 2);
+	KUNIT_EXPECT_EQ(test, init.cap.max_send_wr, 0);
+	KUNIT_EXPECT_EQ(test, init.cap.max_recv_wr, 0);
+	attr->qp_state = IB_QPS_INIT;
+	attr->port_num = 1;
+	attr->qp_access_flags = IB_ACCESS_REMOTE_WRITE;
+	KUNIT_EXPECT_EQ(test, ib_modify_qp(qp, attr, IB_QP_STATE |
+					   IB_QP_PKEY_INDEX | IB_QP_PORT |
+					   IB_QP_ACCESS_FLAGS), 0);
+	memset(attr, 0, sizeof(*attr));
+	KUNIT_EXPECT_EQ(test, ib_query_qp(qp, attr, IB_QP_STATE, qinit), 0);
+	KUNIT_EXPECT_EQ(test, attr->qp_state, IB_QPS_INIT);
+	KUNIT_EXPECT_EQ(test, attr->cap.max_send_wr, 0);
+	KUNIT_EXPECT_EQ(test, qinit->qp_type, IB_QPT_XRC_TGT);
+	KUNIT_EXPECT_NULL(test, qinit->send_cq);
+	KUNIT_EXPECT_EQ(test, ib_destroy_qp(qp), 0);
+	KUNIT_EXPECT_EQ(test, ib_dealloc_xrcd_user(xrcd, NULL), 0);
+}
+
 static struct kunit_case vrt_cases[] = {
 	KUNIT_CASE(vrt_port),
 	KUNIT_CASE_SLOW(vrt_pd_loop),
@@ -1067,6 +1143,7 @@ static struct kunit_case vrt_cases[] = {
 	KUNIT_CASE(vrt_cq_event),
 	KUNIT_CASE(vrt_rc_traffic),
 	KUNIT_CASE(vrt_ud_traffic),
+	KUNIT_CASE(vrt_xrc),
 	{}
 };
 

@@ -199,12 +199,17 @@ struct vrdma_dev {
 	bool mw;		/* VIRTIO_RDMA_F_MW: memory windows */
 	bool mkey;		/* VIRTIO_RDMA_F_INDIRECT_MKEY */
 	bool ring_pages;	/* VIRTIO_RDMA_F_RING_PAGES: rings of single pages */
+	bool xrc;		/* VIRTIO_RDMA_F_XRC (only with VIRTIO_RDMA_F_SRQ) */
 	struct virtio_rdma_query_port_resp port;	/* at probe */
 	u32 gid_tbl_len;
 	u8 max_mtu;
 
 	struct xarray cqs;	/* handle -> vrdma_cq, for events */
-	struct xarray qps;	/* handle -> vrdma_qp, for events and CQEs */
+	/*
+	 * handle -> vrdma_qp, for events and CQEs; an XRC_TGT QP only once
+	 * it left RESET (vrdma_modify_qp())
+	 */
+	struct xarray qps;
 	struct xarray srqs;	/* handle -> vrdma_srq, for events */
 
 	struct dentry *debugfs;	/* CONFIG_INFINIBAND_VIRTIO_RDMA_RAW_CMD */
@@ -259,6 +264,11 @@ struct vrdma_cq {
 	struct rdma_user_mmap_entry *ring_umap;
 };
 
+/*
+ * A QP.  XRC_INI QPs (user space only) have an SQ and a send CQ but no
+ * receive side; XRC_TGT QPs have neither rings nor CQs nor a PD (their
+ * receives come from the XRC SRQ each packet names), and no doorbells.
+ */
 struct vrdma_qp {
 	struct ib_qp ibqp;
 	u32 handle;
@@ -298,6 +308,11 @@ struct vrdma_srq {
 
 struct vrdma_mw {
 	struct ib_mw ibmw;
+	u32 handle;
+};
+
+struct vrdma_xrcd {
+	struct ib_xrcd ibxrcd;
 	u32 handle;
 };
 
@@ -351,6 +366,11 @@ static inline struct vrdma_mr *to_vmr(struct ib_mr *mr)
 static inline struct vrdma_mw *to_vmw(struct ib_mw *mw)
 {
 	return container_of(mw, struct vrdma_mw, ibmw);
+}
+
+static inline struct vrdma_xrcd *to_vxrcd(struct ib_xrcd *xrcd)
+{
+	return container_of(xrcd, struct vrdma_xrcd, ibxrcd);
 }
 
 static inline struct vrdma_ah *to_vah(struct ib_ah *ah)
@@ -447,6 +467,11 @@ int vrdma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 extern const struct ib_device_ops vrdma_mw_ops;
 int vrdma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int vrdma_dealloc_mw(struct ib_mw *ibmw);
+
+/* vrdma_xrcd.c */
+extern const struct ib_device_ops vrdma_xrcd_ops;
+int vrdma_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int vrdma_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 
 /* vrdma_mkey.c */
 extern const struct uapi_definition vrdma_uapi_defs[];

@@ -173,6 +173,9 @@ int vrdma_query_device(struct ib_device *ib, struct ib_device_attr *attr,
 	if (c->max_mw)
 		attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
 					  IB_DEVICE_MEM_WINDOW_TYPE_2B;
+	/* XRC receives need XRC SRQs: a device without SRQs to give has none. */
+	if (dev->xrc && c->max_srq)
+		attr->device_cap_flags |= IB_DEVICE_XRC;
 	if (c->device_cap_flags & VIRTIO_RDMA_DEVICE_CAP_RC_RNR_NAK_GEN)
 		attr->device_cap_flags |= IB_DEVICE_RC_RNR_NAK_GEN;
 	if (c->device_cap_flags & VIRTIO_RDMA_DEVICE_CAP_PORT_ACTIVE_EVENT)

@@ -190,6 +190,9 @@ static int vrdma_validate(struct virtio_device *vdev)
 	if (virtio_has_feature(vdev, VIRTIO_RDMA_F_RING_PAGES) &&
 	    !vrdma_ring_pages_ok(vdev->dev.parent))
 		__virtio_clear_bit(vdev, VIRTIO_RDMA_F_RING_PAGES);
+	/* XRC receives go through XRC SRQs: no XRC without SRQs (spec). */
+	if (!virtio_has_feature(vdev, VIRTIO_RDMA_F_SRQ))
+		__virtio_clear_bit(vdev, VIRTIO_RDMA_F_XRC);
 	return 0;
 }
 
@@ -240,6 +243,7 @@ static int vrdma_probe(struct virtio_device *vdev)
 	dev->mw = virtio_has_feature(vdev, VIRTIO_RDMA_F_MW);
 	dev->mkey = virtio_has_feature(vdev, VIRTIO_RDMA_F_INDIRECT_MKEY);
 	dev->ring_pages = virtio_has_feature(vdev, VIRTIO_RDMA_F_RING_PAGES);
+	dev->xrc = dev->srq && virtio_has_feature(vdev, VIRTIO_RDMA_F_XRC);
 
 	err = vrdma_find_vqs(dev);
 	if (err)
@@ -276,6 +280,9 @@ static int vrdma_probe(struct virtio_device *vdev)
 		ib_set_device_ops(&dev->ib, &vrdma_resize_ops);
 	if (dev->mw)
 		ib_set_device_ops(&dev->ib, &vrdma_mw_ops);
+	/* Without alloc_xrcd uverbs answers every XRC command EOPNOTSUPP. */
+	if (dev->xrc)
+		ib_set_device_ops(&dev->ib, &vrdma_xrcd_ops);
 	dev->ib.driver_def = vrdma_uapi_defs;
 	/* Empty posts are how user space rings a doorbell (vrdma_uverbs.c). */
 	dev->ib.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
@@ -345,6 +352,7 @@ static unsigned int vrdma_features[] = {
 	VIRTIO_RDMA_F_INDIRECT_MKEY,
 	VIRTIO_RDMA_F_MR_REPLACE,
 	VIRTIO_RDMA_F_RING_PAGES,
+	VIRTIO_RDMA_F_XRC,
 	VIRTIO_RING_F_EVENT_IDX,
 	VIRTIO_F_VERSION_1,
 };

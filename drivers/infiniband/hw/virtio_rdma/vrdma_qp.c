@@ -55,6 +55,10 @@ u8 vrdma_qp_type(enum ib_qp_type type)
 		return VIRTIO_RDMA_QPT_UC;
 	case IB_QPT_UD:
 		return VIRTIO_RDMA_QPT_UD;
+	case IB_QPT_XRC_INI:
+		return VIRTIO_RDMA_QPT_XRC_INI;
+	case IB_QPT_XRC_TGT:
+		return VIRTIO_RDMA_QPT_XRC_TGT;
 	default:
 		return 0;
 	}
@@ -62,31 +66,85 @@ u8 vrdma_qp_type(enum ib_qp_type type)
 
 /*
  * The QP's handle in the device's table and in its CQs' (a CQE may name
- * only a QP of its own CQ: vrdma_poll_cq()).  Undone on failure.
+ * only a QP of its own CQ: vrdma_poll_cq()).  Undone on failure.  An
+ * XRC_INI QP has no receive CQ; an XRC_TGT QP has no CQ and enters the
+ * device's table only when it leaves RESET (vrdma_modify_qp()).
  */
 static int vrdma_qp_publish(struct vrdma_dev *dev, struct vrdma_qp *qp)
 {
-	struct vrdma_cq *scq = to_vcq(qp->ibqp.send_cq);
-	struct vrdma_cq *rcq = to_vcq(qp->ibqp.recv_cq);
+	struct ib_cq *scq = qp->ibqp.send_cq, *rcq = qp->ibqp.recv_cq;
 	int err;
 
 	err = xa_insert(&dev->qps, qp->handle, qp, GFP_KERNEL);
 	if (err)
 		return err;
-	err = xa_insert(&scq->qps, qp->handle, qp, GFP_KERNEL);
+	err = xa_insert(&to_vcq(scq)->qps, qp->handle, qp, GFP_KERNEL);
 	if (err)
 		goto err_dev;
-	if (rcq != scq) {
-		err = xa_insert(&rcq->qps, qp->handle, qp, GFP_KERNEL);
+	if (rcq && rcq != scq) {
+		err = xa_insert(&to_vcq(rcq)->qps, qp->handle, qp, GFP_KERNEL);
 		if (err)
 			goto err_scq;
 	}
 	return 0;
 
 err_scq:
-	xa_erase(&scq->qps, qp->handle);
+	xa_erase(&to_vcq(scq)->qps, qp->handle);
 err_dev:
 	xa_erase(&dev->qps, qp->handle);
+	return err;
+}
+
+/*
+ * An XRC_TGT QP: a handle in an XRC domain, nothing else.  ib_core creates
+ * it without udata even for uverbs (the device QP is shared by every
+ * process that opens it), without PD and CQs, and destroys it when the
+ * last opener closes it.  A kernel one would be no different, so both are
+ * served.
+ */
+static int vrdma_create_tgt_qp(struct vrdma_dev *dev, struct vrdma_qp *qp,
+			       struct ib_qp_init_attr *init)
+{
+	struct virtio_rdma_create_qp_req req = {};
+	struct virtio_rdma_create_qp_resp resp;
+	int err;
+
+	if (!init->xrcd)
+		return -EINVAL;
+	qp->state = IB_QPS_RESET;
+	mutex_init(&qp->modify_lock);
+	spin_lock_init(&qp->sq_lock);
+	spin_lock_init(&qp->rq_lock);
+	INIT_LIST_HEAD(&qp->db_link);
+
+	/* Every other field stays 0 (spec "XRC"); an SRQ is named per packet. */
+	req.qp_type = VIRTIO_RDMA_QPT_XRC_TGT;
+	req.xrcd_handle = cpu_to_le32(to_vxrcd(init->xrcd)->handle);
+	err = vrdma_cmd(dev, VIRTIO_RDMA_CMD_CREATE_QP, &req, sizeof(req),
+			&resp, sizeof(resp));
+	if (err)
+		goto err_mutex;
+	qp->handle = le32_to_cpu(resp.qp_handle);
+	qp->ibqp.qp_num = qp->handle;
+	err = vrdma_check_handle(dev, "QP", qp->handle, 2,
+				 VIRTIO_RDMA_QPN_MASK);
+	if (err) {
+		struct virtio_rdma_destroy_qp_req dreq = {
+			.qp_handle = resp.qp_handle,
+		};
+
+		/* No rings: nothing to keep if this fails too. */
+		vrdma_create_undo(dev, "QP", qp->handle, err,
+				  VIRTIO_RDMA_CMD_DESTROY_QP, &dreq,
+				  sizeof(dreq));
+		err = -EIO;
+		goto err_mutex;
+	}
+	memset(&init->cap, 0, sizeof(init->cap));
+	return 0;
+
+err_mutex:
+	mutex_destroy(&qp->modify_lock);
 	return err;
 }
 
@@ -101,6 +159,7 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct virtio_rdma_create_qp_resp resp;
 	u32 sq_depth, rq_depth, sq_log2, rq_log2;
 	int sq_shift, rq_shift, err;
+	bool xrc_ini;
 	u8 type;
 
 	if (init->create_flags)
@@ -108,15 +167,36 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	type = vrdma_qp_type(init->qp_type);
 	if (!type)
 		return -EOPNOTSUPP;
+	xrc_ini = type == VIRTIO_RDMA_QPT_XRC_INI;
+	if ((xrc_ini || type == VIRTIO_RDMA_QPT_XRC_TGT) && !dev->xrc)
+		return -EOPNOTSUPP;
+	if (type == VIRTIO_RDMA_QPT_XRC_TGT)
+		return vrdma_create_tgt_qp(dev, qp, init);
+	if (xrc_ini) {
+		/*
+		 * User space only: no kernel ULP uses XRC, and kernel QPs
+		 * would need the XRC SRQ number in struct ib_send_wr, which
+		 * has none.  The QP has no receive side.
+		 */
+		if (!udata)
+			return -EOPNOTSUPP;
+		if (init->srq || init->recv_cq)
+			return -EINVAL;
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+	}
 	if (init->srq) {
 		/* ib_core's MADs need the GSI QP's own RQ. */
 		if (!dev->srq || type == VIRTIO_RDMA_QPT_GSI)
 			return -EOPNOTSUPP;
+		/* XRC SRQs serve XRC_TGT QPs only (ib_core checks it too). */
+		if (init->srq->srq_type != IB_SRQT_BASIC)
+			return -EINVAL;
 		/* The QP has no RQ: receives come from the SRQ. */
 		cap->max_recv_wr = 0;
 		cap->max_recv_sge = 0;
 	}
-	if (!init->send_cq || !init->recv_cq)
+	if (!init->send_cq || (!init->recv_cq && !xrc_ini))
 		return -EINVAL;
 	if (cap->max_send_wr > c->max_qp_wr || cap->max_recv_wr > c->max_qp_wr ||
 	    cap->max_send_sge > c->max_send_sge ||
@@ -139,6 +219,9 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			return err;
 		qp->user = true;
 	}
+	/* No RQ, no RQ stride (spec "XRC"). */
+	if (xrc_ini)
+		rq_shift = 0;
 	sq_log2 = virtio_rdma_sq_stride_log2(sq_shift);
 	rq_log2 = virtio_rdma_rq_stride_log2(rq_shift);
 
@@ -149,7 +232,8 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				 virtio_rdma_sq_stride_sges(sq_log2));
 	qp->max_inline = min_t(u32, c->max_inline_data,
 			       virtio_rdma_sq_stride_inline(sq_log2));
-	qp->max_recv_sge = min_t(u32, c->max_recv_sge,
+	qp->max_recv_sge = xrc_ini ? 0 :
+			   min_t(u32, c->max_recv_sge,
 				 virtio_rdma_rq_stride_sges(rq_log2));
 	qp->sq_sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->state = IB_QPS_RESET;
@@ -181,7 +265,8 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	req.sq_wqe_shift = sq_shift;
 	req.rq_wqe_shift = rq_shift;
 	req.send_cq = cpu_to_le32(to_vcq(init->send_cq)->handle);
-	req.recv_cq = cpu_to_le32(to_vcq(init->recv_cq)->handle);
+	if (init->recv_cq)
+		req.recv_cq = cpu_to_le32(to_vcq(init->recv_cq)->handle);
 	req.sq_depth = cpu_to_le32(sq_depth);
 	req.rq_depth = cpu_to_le32(rq_depth);
 	req.max_send_sge = cpu_to_le32(qp->max_send_sge);
@@ -305,6 +390,17 @@ int vrdma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	err = vrdma_check_qp_attr(dev, qp, attr, mask);
 	if (err)
 		goto out;
+	/*
+	 * An XRC_TGT QP's events go to ib_core's handler for shared QPs,
+	 * which ib_core installs only after create_qp returned: the QP is
+	 * published for them once it is past that, at its first modify.
+	 * Before, it has no state to report.
+	 */
+	if (ibqp->qp_type == IB_QPT_XRC_TGT) {
+		err = xa_insert(&dev->qps, qp->handle, qp, GFP_KERNEL);
+		if (err && err != -EBUSY)
+			goto out;
+	}
 
 	if (mask & IB_QP_AV) {
 		/* ib_core resolved the sgid attribute and dmac (RoCE). */
@@ -411,7 +507,7 @@ int vrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->cap.max_recv_sge = qp->max_recv_sge;
 	attr->cap.max_inline_data = qp->max_inline;
 
-	if ((ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC) &&
+	if (ibqp->qp_type != IB_QPT_UD && ibqp->qp_type != IB_QPT_GSI &&
 	    a->av.network_type) {
 		struct rdma_ah_attr *ah = &attr->ah_attr;
 
@@ -428,6 +524,7 @@ int vrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
 	init->srq = ibqp->srq;
+	init->xrcd = ibqp->xrcd;
 	init->cap = attr->cap;
 	init->sq_sig_type = qp->sq_sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
 
@@ -446,19 +543,23 @@ int vrdma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
  */
 static void vrdma_qp_unpublish(struct vrdma_dev *dev, struct vrdma_qp *qp)
 {
-	struct vrdma_cq *scq = to_vcq(qp->ibqp.send_cq);
-	struct vrdma_cq *rcq = to_vcq(qp->ibqp.recv_cq);
+	struct ib_cq *scq = qp->ibqp.send_cq, *rcq = qp->ibqp.recv_cq;
 	unsigned long flags;
 
+	/* XRC_INI: no receive CQ; XRC_TGT: no CQ, maybe never published. */
 	xa_erase(&dev->qps, qp->handle);
-	xa_erase(&scq->qps, qp->handle);
-	xa_erase(&rcq->qps, qp->handle);
-	spin_lock_irqsave(&scq->lock, flags);
-	spin_unlock_irqrestore(&scq->lock, flags);
-	spin_lock_irqsave(&rcq->lock, flags);
-	if (qp->ibqp.srq && !qp->user)
-		vrdma_cq_srq_forget(rcq, qp);
-	spin_unlock_irqrestore(&rcq->lock, flags);
+	if (scq) {
+		xa_erase(&to_vcq(scq)->qps, qp->handle);
+		spin_lock_irqsave(&to_vcq(scq)->lock, flags);
+		spin_unlock_irqrestore(&to_vcq(scq)->lock, flags);
+	}
+	if (rcq) {
+		xa_erase(&to_vcq(rcq)->qps, qp->handle);
+		spin_lock_irqsave(&to_vcq(rcq)->lock, flags);
+		if (qp->ibqp.srq && !qp->user)
+			vrdma_cq_srq_forget(to_vcq(rcq), qp);
+		spin_unlock_irqrestore(&to_vcq(rcq)->lock, flags);
+	}
 	vrdma_eventqs_fence(dev);
 }
 

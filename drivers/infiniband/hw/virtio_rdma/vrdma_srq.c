@@ -3,7 +3,9 @@
  * Copyright (c) 2026 The virtio-rdma authors
  *
  * virtio-rdma shared receive queues (VIRTIO_RDMA_F_SRQ): a receive ring in
- * the RQ's format that the device hands out to the QPs created with it.
+ * the RQ's format that the device hands out to the QPs created with it, or,
+ * for an XRC SRQ (VIRTIO_RDMA_F_XRC), to the XRC_TGT QPs of its domain
+ * whose packets name it; its receives complete into its own CQ.
  *
  * The device reads the SRQ when a message arrives and never flushes it, so
  * it keeps the SRQ's notify at VIRTIO_RDMA_NOTIFY_OFF and posting needs no
@@ -18,6 +20,8 @@
 #define VRDMA_RQ_HDR	sizeof(struct virtio_rdma_rq_wqe)
 #define VRDMA_SGE	sizeof(struct virtio_rdma_sge)
 
+static_assert(VIRTIO_RDMA_SRQT_BASIC == IB_SRQT_BASIC);
+static_assert(VIRTIO_RDMA_SRQT_XRC == IB_SRQT_XRC);
 static_assert(VIRTIO_RDMA_SRQ_MAX_WR == IB_SRQ_MAX_WR);
 static_assert(VIRTIO_RDMA_SRQ_LIMIT == IB_SRQ_LIMIT);
 
@@ -51,11 +55,20 @@ int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	struct ib_srq_attr *attr = &init->attr;
 	struct virtio_rdma_create_srq_req req = {};
 	struct virtio_rdma_create_srq_resp resp;
+	bool xrc = init->srq_type == IB_SRQT_XRC;
 	u32 depth, sge;
 	int shift, err;
 
-	if (!dev->srq || init->srq_type != IB_SRQT_BASIC)
+	/*
+	 * XRC SRQs for user space only: no kernel ULP uses XRC, and a kernel
+	 * CQ would have to take completions of QPs it does not know
+	 * (vrdma_poll_cq()).  Tag matching SRQs: not in the device ABI.
+	 */
+	if (!dev->srq || (init->srq_type != IB_SRQT_BASIC &&
+			  !(xrc && dev->xrc && udata)))
 		return -EOPNOTSUPP;
+	if (xrc && (!init->ext.xrc.xrcd || !init->ext.cq))
+		return -EINVAL;
 	if (attr->max_wr > c->max_srq_wr || attr->max_sge > c->max_srq_sge ||
 	    attr->srq_limit > attr->max_wr)
 		return -EINVAL;
@@ -91,6 +104,12 @@ int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	req.max_sge = cpu_to_le32(srq->max_sge);
 	req.srq_limit = cpu_to_le32(attr->srq_limit);
 	req.wqe_shift = shift;
+	if (xrc) {
+		req.srq_type = VIRTIO_RDMA_SRQT_XRC;
+		req.xrcd_handle =
+			cpu_to_le32(to_vxrcd(init->ext.xrc.xrcd)->handle);
+		req.cq_handle = cpu_to_le32(to_vcq(init->ext.cq)->handle);
+	}
 	req.ring_addr = cpu_to_le64(srq->ring.dma);
 	req.ring_size = cpu_to_le64(srq->ring.size);
 	err = vrdma_cmd(dev, VIRTIO_RDMA_CMD_CREATE_SRQ, &req, sizeof(req),
@@ -99,7 +118,9 @@ int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		goto err_ring;
 	srq->handle = le32_to_cpu(resp.srq_handle);
 
-	err = vrdma_check_handle(dev, "SRQ", srq->handle, 1, U32_MAX);
+	/* An XRC SRQ's handle is its number on the wire: 24 bits (spec). */
+	err = vrdma_check_handle(dev, "SRQ", srq->handle, 1,
+				 xrc ? VIRTIO_RDMA_QPN_MASK : U32_MAX);
 	if (!err)
 		err = xa_insert(&dev->srqs, srq->handle, srq, GFP_KERNEL);
 	if (err) {
@@ -123,6 +144,9 @@ int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 			return err;
 		}
 	}
+	/* ib_core reports it to user space as the SRQ number. */
+	if (xrc)
+		ibsrq->ext.xrc.srq_num = srq->handle;
 	attr->max_wr = depth;
 	attr->max_sge = srq->max_sge;
 	return 0;

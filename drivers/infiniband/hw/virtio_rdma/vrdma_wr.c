@@ -218,6 +218,11 @@ int vrdma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	int err = 0;
 	u32 old;
 
+	/* XRC_TGT: no send queue, no doorbell. */
+	if (!ring->depth) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	/* User QPs post in their ring; an empty post is the doorbell. */
 	if (qp->user) {
 		if (wr) {

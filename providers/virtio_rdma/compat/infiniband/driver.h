@@ -116,7 +116,15 @@ enum {
 	VERBS_QP_EX = 1 << 1,
 };
 
-struct verbs_xrcd;
+enum {
+	VERBS_XRCD_HANDLE = 1 << 0,
+};
+
+struct verbs_xrcd {
+	struct ibv_xrcd xrcd;
+	uint32_t comp_mask;
+	uint32_t handle;
+};
 
 struct verbs_qp {
 	union {
@@ -159,7 +167,7 @@ struct verbs_context_ops {
 			    uint16_t lid);
 	int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw,
 		       struct ibv_mw_bind *mw_bind);
-	void *close_xrcd;
+	int (*close_xrcd)(struct ibv_xrcd *xrcd);
 	void (*cq_event)(struct ibv_cq *cq);
 	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 	void *create_counters;
@@ -177,7 +185,8 @@ struct verbs_context_ops {
 	void *create_rwq_ind_table;
 	struct ibv_srq *(*create_srq)(struct ibv_pd *pd,
 				      struct ibv_srq_init_attr *attr);
-	void *create_srq_ex;
+	struct ibv_srq *(*create_srq_ex)(struct ibv_context *context,
+					 struct ibv_srq_init_attr_ex *attr);
 	void *create_wq;
 	int (*dealloc_mw)(struct ibv_mw *mw);
 	int (*dealloc_pd)(struct ibv_pd *pd);
@@ -196,7 +205,7 @@ struct verbs_context_ops {
 			    uint16_t lid);
 	void (*free_context)(struct ibv_context *context);
 	void *free_dm;
-	void *get_srq_num;
+	int (*get_srq_num)(struct ibv_srq *srq, uint32_t *srq_num);
 	void *import_dm;
 	struct ibv_mr *(*import_mr)(struct ibv_pd *pd, uint32_t mr_handle);
 	struct ibv_pd *(*import_pd)(struct ibv_context *context,
@@ -209,8 +218,10 @@ struct verbs_context_ops {
 	int (*modify_srq)(struct ibv_srq *srq, struct ibv_srq_attr *attr,
 			  int attr_mask);
 	void *modify_wq;
-	void *open_qp;
-	void *open_xrcd;
+	struct ibv_qp *(*open_qp)(struct ibv_context *context,
+				  struct ibv_qp_open_attr *attr);
+	struct ibv_xrcd *(*open_xrcd)(struct ibv_context *context,
+				      struct ibv_xrcd_init_attr *attr);
 	int (*poll_cq)(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
 	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 			 struct ibv_recv_wr **bad_wr);
@@ -274,6 +285,9 @@ VRU_CMD(query_qp);
 VRU_CMD(create_srq);
 VRU_CMD(modify_srq);
 VRU_CMD(query_srq);
+VRU_CMD(create_xsrq);
+VRU_CMD(open_xrcd);
+VRU_CMD(open_qp);
 VRU_CMD_EX(create_cq);
 VRU_CMD_EX(create_qp);
 
@@ -390,6 +404,20 @@ int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 		      struct ibv_query_srq *cmd, size_t cmd_size);
 int ibv_cmd_destroy_srq(struct ibv_srq *srq);
+int ibv_cmd_create_srq_ex(struct ibv_context *context, struct verbs_srq *srq,
+			  struct ibv_srq_init_attr_ex *attr_ex,
+			  struct ibv_create_xsrq *cmd, size_t cmd_size,
+			  struct ib_uverbs_create_srq_resp *resp,
+			  size_t resp_size);
+int ibv_cmd_open_xrcd(struct ibv_context *context, struct verbs_xrcd *xrcd,
+		      int vxrcd_size, struct ibv_xrcd_init_attr *attr,
+		      struct ibv_open_xrcd *cmd, size_t cmd_size,
+		      struct ib_uverbs_open_xrcd_resp *resp, size_t resp_size);
+int ibv_cmd_close_xrcd(struct verbs_xrcd *xrcd);
+int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *qp,
+		    int vqp_sz, struct ibv_qp_open_attr *attr,
+		    struct ibv_open_qp *cmd, size_t cmd_size,
+		    struct ib_uverbs_create_qp_resp *resp, size_t resp_size);
 int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		      struct ibv_send_wr **bad_wr);
 int ibv_cmd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
@@ -444,6 +472,15 @@ _Static_assert(sizeof(struct ibv_create_srq) == 40, "");
 _Static_assert(sizeof(struct ibv_modify_srq) == 24, "");
 _Static_assert(sizeof(struct ibv_query_srq) == 24, "");
 _Static_assert(sizeof(struct verbs_srq) == 160, "verbs_srq");
+_Static_assert(sizeof(struct verbs_xrcd) == 16, "verbs_xrcd");
+_Static_assert(offsetof(struct verbs_context_ops, close_xrcd) == 88, "");
+_Static_assert(offsetof(struct verbs_context_ops, create_srq_ex) == 184, "");
+_Static_assert(offsetof(struct verbs_context_ops, get_srq_num) == 328, "");
+_Static_assert(offsetof(struct verbs_context_ops, open_qp) == 408, "");
+_Static_assert(offsetof(struct verbs_context_ops, open_xrcd) == 416, "");
+_Static_assert(sizeof(struct ibv_open_xrcd) == 24, "");
+_Static_assert(sizeof(struct ibv_open_qp) == 40, "");
+_Static_assert(sizeof(struct ibv_create_xsrq) == 56, "");
 _Static_assert(sizeof(struct ibv_create_cq_ex) == 56, "");
 _Static_assert(sizeof(struct ibv_create_qp_ex) == 88, "");
 #endif
