@@ -49,7 +49,12 @@ struct dev {
 };
 
 static struct dev da, db;
-/* A's second PD and a remotely accessible MR in it. */
+/*
+ * A's second PD and an MR in it: slot 0 is written remotely, slots 1-3
+ * take the receives of the second PD's SRQ (an SRQ's SGEs are checked
+ * against its own PD).
+ */
+#define NSLOT2		4
 static struct ibv_pd *pd2;
 static struct ibv_mr *mr2;
 static uint8_t *buf2;
@@ -124,8 +129,9 @@ static uint32_t srq_num(struct ibv_srq *s)
 	return n;
 }
 
-/* Receives for slots [first, first + n) of A's buffer, wr_id = slot. */
-static int srq_post(struct ibv_srq *srq, unsigned int first, unsigned int n)
+/* Receives for slots [first, first + n) of @buf (of @mr), wr_id = slot. */
+static int srq_post_in(struct ibv_srq *srq, uint8_t *buf, struct ibv_mr *mr,
+		       unsigned int first, unsigned int n)
 {
 	struct ibv_recv_wr wr, *bad;
 	struct ibv_sge sge;
@@ -133,9 +139,9 @@ static int srq_post(struct ibv_srq *srq, unsigned int first, unsigned int n)
 	int err;
 
 	for (i = first; i < first + n; i++) {
-		sge.addr = (uintptr_t)da.buf + (size_t)i * SLOT;
+		sge.addr = (uintptr_t)buf + (size_t)i * SLOT;
 		sge.length = SLOT;
-		sge.lkey = da.mr->lkey;
+		sge.lkey = mr->lkey;
 		memset(&wr, 0, sizeof(wr));
 		wr.wr_id = i;
 		wr.sg_list = &sge;
@@ -145,6 +151,18 @@ static int srq_post(struct ibv_srq *srq, unsigned int first, unsigned int n)
 			return err;
 	}
 	return 0;
+}
+
+/* Receives in A's buffer (the first PD). */
+static int srq_post(struct ibv_srq *srq, unsigned int first, unsigned int n)
+{
+	return srq_post_in(srq, da.buf, da.mr, first, n);
+}
+
+/* Receives in the second PD's buffer. */
+static int srq_post2(struct ibv_srq *srq, unsigned int first, unsigned int n)
+{
+	return srq_post_in(srq, buf2, mr2, first, n);
 }
 
 /* The target and the initiator, connected to each other. */
@@ -415,9 +433,9 @@ static void open_qp_elsewhere(struct pair *p, int fd, uint32_t srqn,
 			 "the opened QP queries as RTS");
 		vt_check(!ibv_destroy_qp(q), "close the opened QP");
 	}
-	oa.qp_num = p->ini->qp_num;	/* not a target of this domain */
+	oa.qp_num = 0xfffff0;	/* no QP of this domain */
 	q = ibv_open_qp(ctx2, &oa);
-	vt_check(!q, "ibv_open_qp of a QP number that is no target: refused (%s)",
+	vt_check(!q, "ibv_open_qp of a QP number no target has: refused (%s)",
 		 q ? "opened" : strerror(errno));
 	if (q)
 		ibv_destroy_qp(q);
@@ -450,10 +468,10 @@ int main(int argc, char **argv)
 	dev_slots(&da);
 	dev_slots(&db);
 	pd2 = ibv_alloc_pd(da.v.ctx);
-	buf2 = calloc(1, SLOT);
+	buf2 = calloc(NSLOT2, SLOT);
 	if (!pd2 || !buf2)
 		vt_die("second PD");
-	mr2 = ibv_reg_mr(pd2, buf2, SLOT, IBV_ACCESS_LOCAL_WRITE |
+	mr2 = ibv_reg_mr(pd2, buf2, NSLOT2 * SLOT, IBV_ACCESS_LOCAL_WRITE |
 			 IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
 	if (!mr2)
 		vt_die("ibv_reg_mr in the second PD");
@@ -553,9 +571,9 @@ int main(int argc, char **argv)
 	post(&p, IBV_WR_SEND, n_pd2, 10, 700, 0, 0);
 	post(&p, IBV_WR_SEND, n_pd2, 10, 700, 0, 0);
 	vt_sleep_us(200000);
-	vt_check(!srq_post(s_pd2, 13, 1), "post one receive after 200 ms");
-	tgt_recv(p.tgt, 13, 700, IBV_WC_RECV, false, "SEND into an empty SRQ");
-	vt_check(same(da.buf + 13 * SLOT, 9, 700), "empty SRQ, then: data");
+	vt_check(!srq_post2(s_pd2, 1, 1), "post one receive after 200 ms");
+	tgt_recv(p.tgt, 1, 700, IBV_WC_RECV, false, "SEND into an empty SRQ");
+	vt_check(same(buf2 + SLOT, 9, 700), "empty SRQ, then: data");
 	ini_done(IBV_WC_SUCCESS, "first SEND into an empty SRQ");
 	{
 		struct ibv_wc wc;
@@ -563,9 +581,10 @@ int main(int argc, char **argv)
 		vt_check(!poll_one(&db, &wc, 300),
 			 "the next SEND waits for a receive (RNR)");
 	}
-	vt_check(!srq_post(s_pd2, 14, 2), "post two more receives");
-	tgt_recv(p.tgt, 14, 700, IBV_WC_RECV, false, "second SEND");
-	tgt_recv(p.tgt, 15, 700, IBV_WC_RECV, false, "third SEND");
+	vt_check(!srq_post2(s_pd2, 2, 2), "post two more receives");
+	tgt_recv(p.tgt, 2, 700, IBV_WC_RECV, false, "second SEND");
+	tgt_recv(p.tgt, 3, 700, IBV_WC_RECV, false, "third SEND");
+	vt_check(same(buf2 + 3 * SLOT, 9, 700), "third SEND: data");
 	ini_done(IBV_WC_SUCCESS, "second SEND");
 	ini_done(IBV_WC_SUCCESS, "third SEND");
 
