@@ -191,6 +191,29 @@ void vt_qp_connect(struct ibv_qp *qp, const struct vt_conn *c)
 	}
 }
 
+int vt_srq_post_slots(struct ibv_srq *srq, uint8_t *buf, struct ibv_mr *mr,
+		      size_t slot, unsigned int first, unsigned int n)
+{
+	struct ibv_recv_wr wr, *bad;
+	struct ibv_sge sge;
+	unsigned int i;
+	int err;
+
+	for (i = first; i < first + n; i++) {
+		sge.addr = (uintptr_t)buf + i * slot;
+		sge.length = slot;
+		sge.lkey = mr->lkey;
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = i;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		err = ibv_post_srq_recv(srq, &wr, &bad);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 uint8_t vt_victim_pattern(size_t i)
 {
 	return (uint8_t)(i * 131 + 17);

@@ -98,24 +98,7 @@ static uint8_t pattern(unsigned int msg, unsigned int i)
 /* Posts receives for slots [first, first + n) of A's buffer. */
 static int srq_post(struct ibv_srq *srq, unsigned int first, unsigned int n)
 {
-	struct ibv_recv_wr wr, *bad;
-	struct ibv_sge sge;
-	unsigned int i;
-	int err;
-
-	for (i = first; i < first + n; i++) {
-		sge.addr = (uintptr_t)da.buf + (size_t)i * SLOT;
-		sge.length = SLOT;
-		sge.lkey = da.mr->lkey;
-		memset(&wr, 0, sizeof(wr));
-		wr.wr_id = i;
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-		err = ibv_post_srq_recv(srq, &wr, &bad);
-		if (err)
-			return err;
-	}
-	return 0;
+	return vt_srq_post_slots(srq, da.buf, da.mr, SLOT, first, n);
 }
 
 /* B sends message @msg on @qp (for UD, to @ah / @rqpn). */

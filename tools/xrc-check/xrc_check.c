@@ -129,40 +129,16 @@ static uint32_t srq_num(struct ibv_srq *s)
 	return n;
 }
 
-/* Receives for slots [first, first + n) of @buf (of @mr), wr_id = slot. */
-static int srq_post_in(struct ibv_srq *srq, uint8_t *buf, struct ibv_mr *mr,
-		       unsigned int first, unsigned int n)
-{
-	struct ibv_recv_wr wr, *bad;
-	struct ibv_sge sge;
-	unsigned int i;
-	int err;
-
-	for (i = first; i < first + n; i++) {
-		sge.addr = (uintptr_t)buf + (size_t)i * SLOT;
-		sge.length = SLOT;
-		sge.lkey = mr->lkey;
-		memset(&wr, 0, sizeof(wr));
-		wr.wr_id = i;
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-		err = ibv_post_srq_recv(srq, &wr, &bad);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* Receives in A's buffer (the first PD). */
+/* Receives in A's buffer (the first PD), wr_id = slot. */
 static int srq_post(struct ibv_srq *srq, unsigned int first, unsigned int n)
 {
-	return srq_post_in(srq, da.buf, da.mr, first, n);
+	return vt_srq_post_slots(srq, da.buf, da.mr, SLOT, first, n);
 }
 
-/* Receives in the second PD's buffer. */
+/* Receives in the second PD's buffer, wr_id = slot. */
 static int srq_post2(struct ibv_srq *srq, unsigned int first, unsigned int n)
 {
-	return srq_post_in(srq, buf2, mr2, first, n);
+	return vt_srq_post_slots(srq, buf2, mr2, SLOT, first, n);
 }
 
 /* The target and the initiator, connected to each other. */
