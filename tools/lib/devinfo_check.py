@@ -39,6 +39,9 @@ IBV_DEVICE_CAP = {'MEM_MGT_EXTENSIONS': 1 << 21, 'RC_RNR_NAK_GEN': 1 << 12,
 # Not device caps but a feature: with VIRTIO_RDMA_F_MW (max_mw > 0) the driver
 # reports memory windows of types 1 and 2B.
 IBV_DEVICE_MEM_WINDOW = 1 << 17 | 1 << 24
+# Nor is XRC: the driver reports it when VIRTIO_RDMA_F_XRC was negotiated, which
+# QUERY_DEVICE does not say; the virtio device's sysfs features do.
+IBV_DEVICE_XRC = 1 << 20
 # VIRTIO_RDMA_PORT_CAP_* -> IBV_PORT_* (enum ibv_port_cap_flags)
 IBV_PORT_CAP = {'CM_SUP': 1 << 16, 'IP_BASED_GIDS': 1 << 26}
 
@@ -133,6 +136,13 @@ def check(ibdev, what, printed, want):
         failures.append(f'{ibdev} {what}')
 
 
+def negotiated(ibdev, bit):
+    """Whether the virtio device under IBDEV negotiated feature BIT."""
+    with open(f'/sys/class/infiniband/{ibdev}/device/features') as f:
+        bits = f.read().strip()
+    return len(bits) > bit and bits[bit] == '1'
+
+
 def compare(ibdev, raw, port_only=False):
     d = query_device(raw)
     p = query_port(raw)
@@ -172,7 +182,8 @@ def compare(ibdev, raw, port_only=False):
                   d['max_qp_rd_atom'] * d['max_qp'])
         check_num(dev, 'device_cap_flags', 'device_cap_flags',
                   map_bits(d['device_cap_flags'], DEV_CAPS) |
-                  (IBV_DEVICE_MEM_WINDOW if d['max_mw'] else 0))
+                  (IBV_DEVICE_MEM_WINDOW if d['max_mw'] else 0) |
+                  (IBV_DEVICE_XRC if negotiated(ibdev, ABI.c('F_XRC')) else 0))
 
     for key in ('state', 'max_mtu', 'active_mtu', 'max_msg_sz',
                 'gid_tbl_len', 'pkey_tbl_len', 'active_width',
