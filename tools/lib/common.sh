@@ -53,6 +53,17 @@ sleep() {
 	command sleep "$@"
 }
 
+# The debug kernel (KASAN, lockdep, and kmemleak unless booted without it), where
+# scenarios move less data than on the perf kernel.  By lockdep's file: kmemleak's
+# is absent from a boot with kmemleak=off (tools/check, '# kmemleak: off').
+debug_kernel() { [ -e /proc/lockdep ]; }
+
+# vdpa_rdma's same_host switch is off for new devices: a '/wire' variant
+# (tools/check) runs, once the module is loaded.
+same_host_off() {
+	[ "$(sysfs_read /sys/module/vdpa_rdma/parameters/same_host 2>/dev/null)" = N ]
+}
+
 # Run CMD every 0.1 s until it succeeds (0) or SECONDS have passed (1).
 poll() { # seconds cmd...
 	local n=$(($1 * 10)) t

@@ -17,8 +17,13 @@ PAIR_MAC_B=02:00:c0:00:02:02
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 pair_setup() {
-	# One exec for all modules: each costs most of a second in a debug guest.
-	modprobe -a veth vdpa vdpa_rdma virtio_vdpa virtio_rdma || fail "modprobe"
+	local mods
+	# One exec for the device's modules (each costs most of a second in a debug
+	# guest), loading while the namespaces and the veth are made: both are chains
+	# of execs that keep one vCPU busy.
+	modprobe -a vdpa vdpa_rdma virtio_vdpa virtio_rdma &
+	mods=$!
+	modprobe veth || fail "modprobe veth"
 	ip netns add $A && ip netns add $B || fail "ip netns add"
 	ip link add va address $PAIR_MAC_A netns $A type veth \
 		peer name vb address $PAIR_MAC_B netns $B || fail "veth"
@@ -26,6 +31,7 @@ pair_setup() {
 		fail "addresses in $A"
 	ip_batch $B "link set lo up" "link set vb up" "addr add 192.0.2.2/24 dev vb" ||
 		fail "addresses in $B"
+	wait $mods || fail "modprobe vdpa vdpa_rdma virtio_vdpa virtio_rdma"
 	ib_a=$(vdpa_add_ibdev vrdma-pa $PAIR_MAC_A) || fail "device on va"
 	ib_b=$(vdpa_add_ibdev vrdma-pb $PAIR_MAC_B) || fail "device on vb"
 	gi_a=$(wait_gid "$ib_a" "$(ipv4_gid 192.0.2.1)") ||
