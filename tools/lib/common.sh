@@ -58,6 +58,9 @@ sleep() {
 # is absent from a boot with kmemleak=off (tools/check, '# kmemleak: off').
 debug_kernel() { [ -e /proc/lockdep ]; }
 
+# A module is loaded (or built in with parameters): a test without an exec.
+module_loaded() { [ -d "/sys/module/$1" ]; }
+
 # vdpa_rdma's same_host switch is off for new devices: a '/wire' variant
 # (tools/check) runs, once the module is loaded.
 same_host_off() {
