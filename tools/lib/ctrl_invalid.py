@@ -820,11 +820,11 @@ def check_cq_resize(s):
 
 # --- shared receive queues (VIRTIO_RDMA_F_SRQ) ---------------------------------------------
 def create_srq(pd, addr, depth=4, shift=1, sge=1, limit=0, size=PAGE, srq_type=0, xrcd=0,
-               cq=0):
+               cq=0, **tm):
     return ABI.s('create_srq_req').pack(pd_handle=pd, depth=depth, max_sge=sge,
                                         srq_limit=limit, wqe_shift=shift,
                                         ring_addr=addr, ring_size=size, srq_type=srq_type,
-                                        xrcd_handle=xrcd, cq_handle=cq)
+                                        xrcd_handle=xrcd, cq_handle=cq, **tm)
 
 
 def check_srq(s):
@@ -898,8 +898,8 @@ def check_xrc(s):
              create_srq(s.pd, ring, srq_type=xsrq, xrcd=0xfffff0, cq=cq))
     s.expect('CREATE_SRQ XRC unknown CQ', NOENT, 'CREATE_SRQ',
              create_srq(s.pd, ring, srq_type=xsrq, xrcd=x, cq=0xfffff0))
-    s.expect('CREATE_SRQ type 2', OPNOTSUPP, 'CREATE_SRQ',
-             create_srq(s.pd, ring, srq_type=2, xrcd=x, cq=cq))
+    s.expect('CREATE_SRQ type 3', OPNOTSUPP, 'CREATE_SRQ',
+             create_srq(s.pd, ring, srq_type=3, xrcd=x, cq=cq))
     s.expect('CREATE_SRQ basic naming a domain', INVAL, 'CREATE_SRQ',
              create_srq(s.pd, ring, xrcd=x))
     s.expect('CREATE_SRQ basic naming a CQ', INVAL, 'CREATE_SRQ', create_srq(s.pd, ring, cq=cq))
@@ -942,6 +942,56 @@ def check_xrc(s):
     s.expect('DESTROY_CQ of the XRC SRQ', OK, 'DESTROY_CQ', h(cq))
 
 
+# --- tag matching (VIRTIO_RDMA_F_TM_SRQ) ----------------------------------------------------
+def check_tm(s):
+    """A TM-SRQ's own fields (tag list, ops area, CQ) and the QPs it accepts."""
+    print('--- TM-SRQ')
+    lim, mem, srqt = s.lim, s.mem, ABI.group('SRQT_')
+    if not lim['max_tm_tags']:
+        print('skip: the device reports no tag matching')
+        return
+    cq = s.expect('CREATE_CQ for the TM-SRQ', OK, 'CREATE_CQ',
+                  create_cq(mem.pa[10], PAGE, 16))['cq_handle']
+    ring, ops = mem.pa[8], mem.pa[11]
+    good = dict(srq_type=srqt['TM'], cq=cq, max_num_tags=16, ops_depth=4, ops_shift=1,
+                ops_addr=ops, ops_size=PAGE)
+
+    def tm(what, want, **kw):
+        return s.expect(f'CREATE_SRQ TM {what}', want, 'CREATE_SRQ',
+                        create_srq(s.pd, ring, **dict(good, **kw))).get('srq_handle')
+
+    tm('unknown CQ', NOENT, cq=0xfffff0)
+    tm('without a CQ', NOENT, cq=0)
+    for n in (0, lim['max_tm_tags'] + 1):
+        tm(f'max_num_tags {n}', INVAL, max_num_tags=n)
+    for d in (0, 3, lim['max_tm_ops'] * 2):
+        tm(f'ops_depth {d}', INVAL, ops_depth=d)
+    tm('ops_shift 4', INVAL, ops_shift=4)
+    # 16 ops of 512 bytes and the release words do not fit one page.
+    tm('ops area too small', INVAL, ops_depth=16, ops_shift=3)
+    tm(f'ops area not {CTL}-byte aligned', INVAL, ops_addr=ops + 8)
+    tm('ops area unmapped', FAULT, ops_addr=UNMAPPED)
+    tm('naming a domain', INVAL, xrcd=1)
+    s.expect('CREATE_SRQ basic with a tag list', INVAL, 'CREATE_SRQ',
+             create_srq(s.pd, ring, max_num_tags=16))
+    s.expect('CREATE_SRQ basic with an ops area', INVAL, 'CREATE_SRQ',
+             create_srq(s.pd, ring, ops_depth=4, ops_shift=1, ops_addr=ops, ops_size=PAGE))
+    srq = tm('16 tags, 4 ops', OK)
+    s.expect('DESTROY_CQ of a TM-SRQ', BUSY, 'DESTROY_CQ', h(cq))
+    # The SQ of a QP on a TM-SRQ is the device's (rendezvous READs and FINs).
+    nosq = dict(srq=srq, rq_depth=0, sq_depth=0, sq_shift=0, send_sge=0, sq_addr=0,
+                sq_size=0)
+    cqp(s, 'RC on a TM-SRQ with a send queue', INVAL, srq=srq, rq_depth=0,
+        sq_addr=mem.pa[9])
+    cqp(s, 'UC on a TM-SRQ', INVAL, **dict(nosq, qpt=QPT['UC']))
+    cqp(s, 'UD on a TM-SRQ', INVAL, **dict(nosq, qpt=QPT['UD']))
+    qp = cqp(s, 'RC on a TM-SRQ', OK, **nosq)
+    s.expect('DESTROY_SRQ TM with a QP', BUSY, 'DESTROY_SRQ', h(srq))
+    s.expect('DESTROY_QP on the TM-SRQ', OK, 'DESTROY_QP', h(qp))
+    s.expect('DESTROY_SRQ TM', OK, 'DESTROY_SRQ', h(srq))
+    s.expect('DESTROY_CQ of the TM-SRQ', OK, 'DESTROY_CQ', h(cq))
+
+
 # --- tables full ------------------------------------------------------------------------------
 def check_nospc(s):
     print('--- NOSPC')
@@ -977,7 +1027,8 @@ def check_cleanup(s):
 
 SECTIONS = (check_chain_shape, check_port_and_gids, check_pd, check_mr, check_mw_mkey, check_cq,
             check_create_qp, check_modify_qp, check_flush_on_err, check_cq_overflow,
-            check_ud_qkey, check_cq_resize, check_srq, check_xrc, check_nospc, check_cleanup)
+            check_ud_qkey, check_cq_resize, check_srq, check_xrc, check_tm, check_nospc,
+            check_cleanup)
 
 
 def check_layouts():

@@ -24,7 +24,7 @@
 
 /* Device-specific feature bits */
 #define VIRTIO_RDMA_F_SRQ			0
-#define VIRTIO_RDMA_F_TM_SRQ			1	/* reserved */
+#define VIRTIO_RDMA_F_TM_SRQ			1	/* needs VIRTIO_RDMA_F_SRQ */
 #define VIRTIO_RDMA_F_MW			2
 #define VIRTIO_RDMA_F_ATOMIC			3
 #define VIRTIO_RDMA_F_RESIZE			4	/* CQ resize only */
@@ -164,7 +164,12 @@ struct virtio_rdma_query_device_resp {
 	__le32 max_mw;
 	/* Zero unless VIRTIO_RDMA_F_INDIRECT_MKEY was negotiated. */
 	__le32 max_mkey_entries;
-	__le32 reserved[27];
+	/* Zero unless VIRTIO_RDMA_F_TM_SRQ was negotiated. */
+	__le32 max_tm_tags;		/* tags in one TM-SRQ's list */
+	__le32 max_tm_ops;		/* depth of a TM-SRQ's ops ring */
+	__le32 max_tm_sge;		/* SGEs of one tagged buffer */
+	__le32 max_rndv_hdr_size;	/* bytes of a rendezvous request */
+	__le32 reserved[23];
 };
 
 /* Same values as enum ib_port_state / ib_port_phys_state / ib_mtu */
@@ -467,6 +472,7 @@ struct virtio_rdma_destroy_qp_req {
  */
 #define VIRTIO_RDMA_SRQT_BASIC			0
 #define VIRTIO_RDMA_SRQT_XRC			1
+#define VIRTIO_RDMA_SRQT_TM			2	/* VIRTIO_RDMA_F_TM_SRQ */
 
 struct virtio_rdma_create_srq_req {
 	__le32 pd_handle;
@@ -479,8 +485,19 @@ struct virtio_rdma_create_srq_req {
 	__le32 xrcd_handle;		/* XRC only, else 0 */
 	__le64 ring_addr;
 	__le64 ring_size;
-	__le32 cq_handle;		/* XRC only, else 0 */
+	__le32 cq_handle;		/* XRC and TM only, else 0 */
 	__le32 reserved2;
+	/*
+	 * TM only, else 0: the tag list's size and the ops area, which holds
+	 * a ring_ctl, @ops_depth ops of stride 64 << @ops_shift, then
+	 * @max_num_tags __le32 release words (see "Tag matching").
+	 */
+	__le32 max_num_tags;
+	__le32 ops_depth;
+	__le64 ops_addr;
+	__le64 ops_size;
+	__u8 ops_shift;
+	__u8 reserved3[7];
 };
 
 struct virtio_rdma_create_srq_resp {
@@ -589,6 +606,7 @@ struct virtio_rdma_query_stats_resp {
 #define VIRTIO_RDMA_EVENT_PORT_ERR		10	/* handle: port */
 #define VIRTIO_RDMA_EVENT_DEVICE_FATAL		11	/* handle: 0 */
 #define VIRTIO_RDMA_EVENT_SRQ_LIMIT_REACHED	12	/* handle: SRQ */
+#define VIRTIO_RDMA_EVENT_SRQ_ERR		13	/* handle: TM-SRQ, bad ops ring */
 
 struct virtio_rdma_event {
 	__le32 type;
@@ -597,11 +615,67 @@ struct virtio_rdma_event {
 	__le32 reserved;
 };
 
+/*
+ * Tag matching (VIRTIO_RDMA_F_TM_SRQ).  A TM-SRQ is an SRQ (its ring takes
+ * the buffers of unexpected messages) with a list of tagged buffers that
+ * the driver changes through the ops ring of its ops area; after the ops
+ * come @max_num_tags __le32 release words, where the device writes a
+ * handle when it lets go of it (consumed, deleted, or refused).  See the
+ * spec's "Tag matching" for the rules.
+ */
+#define VIRTIO_RDMA_TM_OP_BASE_SHIFT		6	/* stride 64 << shift */
+
+/* Same values as enum ibv_ops_wr_opcode */
+#define VIRTIO_RDMA_TM_OP_ADD			0
+#define VIRTIO_RDMA_TM_OP_DEL			1
+#define VIRTIO_RDMA_TM_OP_SYNC			2
+
+/* Same values as enum ibv_ops_flags */
+#define VIRTIO_RDMA_TM_OP_F_SIGNALED		0x1
+#define VIRTIO_RDMA_TM_OP_F_SYNC		0x2
+
+/* A handle's low 16 bits index the list; the high 16, non-zero, vary. */
+#define VIRTIO_RDMA_TM_HANDLE_INDEX_MASK	0xffffU
+
+struct virtio_rdma_tm_op {
+	__le64 wr_id;
+	__le64 recv_wr_id;		/* ADD: the tagged buffer's wr_id */
+	__le64 tag;			/* ADD */
+	__le64 mask;			/* ADD */
+	__le32 handle;			/* ADD, DEL */
+	__le32 unexpected_cnt;		/* with VIRTIO_RDMA_TM_OP_F_SYNC */
+	__u8 opcode;
+	__u8 flags;
+	__u8 num_sge;			/* ADD: SGEs after this header */
+	__u8 reserved[21];
+};
+
+/* The tag-matching header (TMH) of a SEND's payload; big-endian. */
+#define VIRTIO_RDMA_TMH_NO_TAG			0
+#define VIRTIO_RDMA_TMH_RNDV			1
+#define VIRTIO_RDMA_TMH_FIN			2
+#define VIRTIO_RDMA_TMH_EAGER			3
+
+struct virtio_rdma_tmh {
+	__u8 opcode;
+	__u8 reserved[3];
+	__be32 app_ctx;
+	__be64 tag;
+};
+
+/* After the TMH of a RNDV request: where the sender's data is. */
+struct virtio_rdma_rvh {
+	__be64 va;
+	__be32 rkey;
+	__be32 len;
+};
+
 /* ---- Doorbell queues ---- */
 
 #define VIRTIO_RDMA_DOORBELL_SQ			1	/* handle: QP */
 #define VIRTIO_RDMA_DOORBELL_RQ			2	/* handle: QP */
 #define VIRTIO_RDMA_DOORBELL_CQ			3	/* reserved */
+#define VIRTIO_RDMA_DOORBELL_SRQ_OPS		4	/* handle: TM-SRQ */
 
 struct virtio_rdma_doorbell {
 	__le32 type;
@@ -786,6 +860,9 @@ struct virtio_rdma_rq_wqe {
 #define VIRTIO_RDMA_WC_FATAL_ERR		19
 #define VIRTIO_RDMA_WC_RESP_TIMEOUT_ERR		20
 #define VIRTIO_RDMA_WC_GENERAL_ERR		21
+/* With VIRTIO_RDMA_F_TM_SRQ */
+#define VIRTIO_RDMA_WC_TM_ERR			22
+#define VIRTIO_RDMA_WC_TM_RNDV_INCOMPLETE	23
 
 /*
  * Same values as enum ib_wc_opcode in Linux 6.12; older kernels number
@@ -800,8 +877,15 @@ struct virtio_rdma_rq_wqe {
 #define VIRTIO_RDMA_WC_OP_LOCAL_INV		6
 #define VIRTIO_RDMA_WC_OP_REG_MR		10
 #define VIRTIO_RDMA_WC_OP_MKEY_CONFIGURE	0x30	/* device-specific */
+/* Device-specific, with VIRTIO_RDMA_F_TM_SRQ: a TM-SRQ's ops */
+#define VIRTIO_RDMA_WC_OP_TM_ADD		0x31
+#define VIRTIO_RDMA_WC_OP_TM_DEL		0x32
+#define VIRTIO_RDMA_WC_OP_TM_SYNC		0x33
 #define VIRTIO_RDMA_WC_OP_RECV			0x80
 #define VIRTIO_RDMA_WC_OP_RECV_RDMA_WITH_IMM	0x81
+/* Device-specific, with VIRTIO_RDMA_F_TM_SRQ: a TM-SRQ's receives */
+#define VIRTIO_RDMA_WC_OP_TM_RECV		0x82
+#define VIRTIO_RDMA_WC_OP_TM_NO_TAG		0x83
 
 /* Same values as enum ib_wc_flags */
 #define VIRTIO_RDMA_WC_F_GRH			0x1
@@ -810,6 +894,11 @@ struct virtio_rdma_rq_wqe {
 #define VIRTIO_RDMA_WC_F_WITH_SMAC		0x10
 #define VIRTIO_RDMA_WC_F_WITH_VLAN		0x20
 #define VIRTIO_RDMA_WC_F_WITH_NETWORK_HDR_TYPE	0x40
+
+/* cqe.tm_flags, with VIRTIO_RDMA_F_TM_SRQ */
+#define VIRTIO_RDMA_TM_F_SYNC_REQ		0x1
+#define VIRTIO_RDMA_TM_F_MATCH			0x2
+#define VIRTIO_RDMA_TM_F_DATA_VALID		0x4
 
 #define VIRTIO_RDMA_VLAN_NONE			0xffff
 
@@ -832,9 +921,13 @@ struct virtio_rdma_cqe {
 	__le16 pkey_index;
 	__le16 vlan_id;
 	__u8 smac[6];
-	__le16 reserved1;
+	__u8 tm_flags;			/* VIRTIO_RDMA_TM_F_* */
+	__u8 reserved1;
 	__le32 vendor_err;
-	__le32 reserved[5];
+	/* TM_RECV with TM_F_MATCH: the TMH's app_ctx and tag, else 0 */
+	__le32 tm_app_ctx;
+	__le64 tm_tag;
+	__le32 reserved[2];
 };
 
 /* ---- Ring arithmetic and WQE/CQE rules ---- */

@@ -126,17 +126,23 @@ struct virtio_rdma_uverbs_create_qp_resp {
 };
 
 /*
- * create_srq (ibv_create_srq, ibv_create_srq_ex with IBV_SRQT_BASIC or
- * IBV_SRQT_XRC).  An XRC SRQ's ring is mapped and posted to as a basic
- * one's; its srq_handle is its SRQ number, also in the core response.
+ * create_srq (ibv_create_srq, ibv_create_srq_ex with IBV_SRQT_BASIC,
+ * IBV_SRQT_XRC or IBV_SRQT_TM).  An XRC or TM SRQ's ring is mapped and
+ * posted to as a basic one's; an XRC SRQ's srq_handle is its SRQ number,
+ * also in the core response.  A TM-SRQ also has an ops area (struct
+ * virtio_rdma_tm_op ring, then the release words), mapped at
+ * ops_mmap_key; an empty ibv_post_srq_recv() is its doorbell.
  */
+/* create_srq_req.comp_mask */
+#define VIRTIO_RDMA_UVERBS_SRQ_TM		0x1	/* max_ops is set */
+
 struct virtio_rdma_uverbs_create_srq_req {
-	__u32 comp_mask;		/* none defined: 0 */
-	__u32 reserved;
+	__u32 comp_mask;
+	__u32 max_ops;			/* TM: ops ring depth wanted */
 };
 
 struct virtio_rdma_uverbs_create_srq_resp {
-	__u32 comp_mask;		/* none defined: 0 */
+	__u32 comp_mask;		/* VIRTIO_RDMA_UVERBS_SRQ_TM for TM */
 	__u32 srq_handle;
 	__u32 depth;			/* power of two, WQEs in the ring */
 	__u8 wqe_shift;			/* stride is 16 << wqe_shift */
@@ -145,6 +151,14 @@ struct virtio_rdma_uverbs_create_srq_resp {
 	__u32 reserved;
 	__aligned_u64 ring_mmap_key;	/* mmap() offset of the ring */
 	__aligned_u64 ring_size;	/* bytes to map, page multiple */
+	/* TM only, else 0 */
+	__u32 ops_depth;		/* power of two */
+	__u8 ops_shift;			/* stride is 64 << ops_shift */
+	__u8 reserved2[3];
+	__u32 max_num_tags;		/* release words after the ops */
+	__u32 max_tm_sge;
+	__aligned_u64 ops_mmap_key;
+	__aligned_u64 ops_size;		/* bytes to map, page multiple */
 };
 
 /*
