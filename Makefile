@@ -53,6 +53,7 @@ user:
 	@$(MAKE) --no-print-directory -C tools/provider-unit TOP=$(TOP)
 	@$(MAKE) --no-print-directory -C tools/srq-check TOP=$(TOP)
 	@$(MAKE) --no-print-directory -C tools/xrc-check TOP=$(TOP)
+	@$(MAKE) --no-print-directory -C tools/tm-check TOP=$(TOP)
 	@$(MAKE) --no-print-directory -C tools/mkey-check TOP=$(TOP)
 	@$(MAKE) --no-print-directory -C tools/mw-check TOP=$(TOP)
 	@$(MAKE) --no-print-directory -C tools/cq-resize TOP=$(TOP)

@@ -31,6 +31,9 @@ _Static_assert(VIRTIO_RDMA_WR_BIND_MW == IBV_WR_BIND_MW, "");
 _Static_assert(VIRTIO_RDMA_ACCESS_ZERO_BASED == IBV_ACCESS_ZERO_BASED, "");
 _Static_assert(VIRTIO_RDMA_WC_LOC_LEN_ERR == IBV_WC_LOC_LEN_ERR, "");
 _Static_assert(VIRTIO_RDMA_WC_GENERAL_ERR == IBV_WC_GENERAL_ERR, "");
+_Static_assert(VIRTIO_RDMA_WC_TM_ERR == IBV_WC_TM_ERR, "");
+_Static_assert(VIRTIO_RDMA_WC_TM_RNDV_INCOMPLETE == IBV_WC_TM_RNDV_INCOMPLETE,
+	       "");
 _Static_assert(VIRTIO_RDMA_WR_RDMA_READ == IBV_WR_RDMA_READ, "");
 _Static_assert(VIRTIO_RDMA_WR_ATOMIC_CMP_AND_SWP == IBV_WR_ATOMIC_CMP_AND_SWP, "");
 _Static_assert(VIRTIO_RDMA_WR_ATOMIC_FETCH_AND_ADD ==
@@ -65,23 +68,65 @@ static enum ibv_wc_opcode vru_wc_opcode(uint8_t op)
 		return IBV_WC_RECV;
 	case VIRTIO_RDMA_WC_OP_RECV_RDMA_WITH_IMM:
 		return IBV_WC_RECV_RDMA_WITH_IMM;
+	case VIRTIO_RDMA_WC_OP_TM_ADD:
+		return IBV_WC_TM_ADD;
+	case VIRTIO_RDMA_WC_OP_TM_DEL:
+		return IBV_WC_TM_DEL;
+	case VIRTIO_RDMA_WC_OP_TM_SYNC:
+		return IBV_WC_TM_SYNC;
+	case VIRTIO_RDMA_WC_OP_TM_RECV:
+		return IBV_WC_TM_RECV;
+	case VIRTIO_RDMA_WC_OP_TM_NO_TAG:
+		return IBV_WC_TM_NO_TAG;
 	default:
 		return IBV_WC_SEND;
 	}
 }
 
-/* An unknown status or (successful) opcode is GENERAL_ERR, as in the kernel. */
+/* The CQE opcodes only a TM-SRQ's CQ sees (VIRTIO_RDMA_F_TM_SRQ). */
+static bool vru_wc_op_tm(uint8_t op)
+{
+	return (op >= VIRTIO_RDMA_WC_OP_TM_ADD &&
+		op <= VIRTIO_RDMA_WC_OP_TM_SYNC) ||
+	       op == VIRTIO_RDMA_WC_OP_TM_RECV ||
+	       op == VIRTIO_RDMA_WC_OP_TM_NO_TAG;
+}
+
+/*
+ * An unknown status or (successful) opcode is GENERAL_ERR, as in the
+ * kernel; the TM statuses are known on TM CQEs only.
+ */
 static enum ibv_wc_status vru_wc_status(const struct virtio_rdma_cqe *cqe)
 {
+	if (vru_wc_op_tm(cqe->opcode)) {
+		if (cqe->status == VIRTIO_RDMA_WC_SUCCESS ||
+		    cqe->status == VIRTIO_RDMA_WC_TM_ERR ||
+		    cqe->status == VIRTIO_RDMA_WC_TM_RNDV_INCOMPLETE)
+			return cqe->status;
+		return virtio_rdma_wc_status(cqe->status,
+					     VIRTIO_RDMA_WC_OP_RECV);
+	}
 	return virtio_rdma_wc_status(cqe->status, cqe->opcode);
 }
 
+/*
+ * The TM flags come with any status (SYNC_REQ on a refused ADD, MATCH on
+ * an incomplete rendezvous); the others only with success.
+ */
 static unsigned int vru_wc_flags(const struct virtio_rdma_cqe *cqe)
 {
 	unsigned int f = 0;
 
+	if (vru_wc_op_tm(cqe->opcode)) {
+		if (cqe->tm_flags & VIRTIO_RDMA_TM_F_SYNC_REQ)
+			f |= IBV_WC_TM_SYNC_REQ;
+		if (cqe->tm_flags & VIRTIO_RDMA_TM_F_MATCH)
+			f |= IBV_WC_TM_MATCH;
+		if (cqe->tm_flags & VIRTIO_RDMA_TM_F_DATA_VALID)
+			f |= IBV_WC_TM_DATA_VALID;
+	}
 	if (vru_wc_status(cqe) != IBV_WC_SUCCESS)
-		return 0;
+		return f;
 	if (cqe->flags & VIRTIO_RDMA_WC_F_GRH)
 		f |= IBV_WC_GRH;
 	if (cqe->flags & VIRTIO_RDMA_WC_F_WITH_IMM)
@@ -89,6 +134,26 @@ static unsigned int vru_wc_flags(const struct virtio_rdma_cqe *cqe)
 	else if (cqe->flags & VIRTIO_RDMA_WC_F_WITH_INV)
 		f |= IBV_WC_WITH_INV;
 	return f;
+}
+
+/*
+ * RoCE has no SL.  Like mlx5, report a UD receive's network header type in
+ * it (2 IPv4, 1 IPv6): UCX before 1.19 finds the destination GID in the 40
+ * bytes before the payload by it, and drops every datagram when it reads
+ * the IPv6 offset for an IPv4 header.
+ */
+static uint8_t vru_wc_sl(const struct virtio_rdma_cqe *cqe)
+{
+	if (!(cqe->flags & VIRTIO_RDMA_WC_F_WITH_NETWORK_HDR_TYPE))
+		return 0;
+	switch (cqe->network_hdr_type) {
+	case VIRTIO_RDMA_NETWORK_IPV4:
+		return 2;
+	case VIRTIO_RDMA_NETWORK_IPV6:
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 static void vru_cqe_to_wc(const struct virtio_rdma_cqe *cqe,
@@ -100,16 +165,17 @@ static void vru_cqe_to_wc(const struct virtio_rdma_cqe *cqe,
 	wc->opcode = vru_wc_opcode(cqe->opcode);
 	wc->vendor_err = le32toh(cqe->vendor_err);
 	wc->qp_num = le32toh(cqe->qp_handle);
+	wc->wc_flags = vru_wc_flags(cqe);
 	if (wc->status != IBV_WC_SUCCESS)
 		return;
 	wc->byte_len = le32toh(cqe->byte_len);
 	wc->src_qp = le32toh(cqe->src_qp) & VIRTIO_RDMA_QPN_MASK;
-	wc->wc_flags = vru_wc_flags(cqe);
 	if (wc->wc_flags & IBV_WC_WITH_IMM)
 		wc->imm_data = cqe->ex.imm_data;
 	else if (wc->wc_flags & IBV_WC_WITH_INV)
 		wc->invalidated_rkey = le32toh(cqe->ex.invalidated_rkey);
 	wc->pkey_index = le16toh(cqe->pkey_index);
+	wc->sl = vru_wc_sl(cqe);
 }
 
 /* The device's prod, or our own cons if it is out of range. */
@@ -287,6 +353,22 @@ static unsigned int vru_read_wc_flags(struct ibv_cq_ex *ibcq)
 	return vru_wc_flags(cqex_to_vru_cq(ibcq)->cur);
 }
 
+/*
+ * The TMH's tag and app_ctx, which a TM_RECV carries with MATCH only (the
+ * ABI's rule; rdma-core's tests expect 0 with DATA_VALID alone, as mlx5
+ * gives it).
+ */
+static void vru_read_tm_info(struct ibv_cq_ex *ibcq,
+			     struct ibv_wc_tm_info *info)
+{
+	const struct virtio_rdma_cqe *cqe = cqex_to_vru_cq(ibcq)->cur;
+	bool match = vru_wc_op_tm(cqe->opcode) &&
+		     (cqe->tm_flags & VIRTIO_RDMA_TM_F_MATCH);
+
+	info->tag = match ? le64toh(cqe->tm_tag) : 0;
+	info->priv = match ? le32toh(cqe->tm_app_ctx) : 0;
+}
+
 static uint32_t vru_read_slid(struct ibv_cq_ex *ibcq)
 {
 	(void)ibcq;
@@ -294,6 +376,11 @@ static uint32_t vru_read_slid(struct ibv_cq_ex *ibcq)
 }
 
 static uint8_t vru_read_sl(struct ibv_cq_ex *ibcq)
+{
+	return vru_wc_sl(cqex_to_vru_cq(ibcq)->cur);
+}
+
+static uint8_t vru_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
 {
 	(void)ibcq;
 	return 0;
@@ -322,7 +409,9 @@ void vru_cq_ex_init(struct vru_cq *cq, uint64_t wc_flags)
 	if (wc_flags & IBV_WC_EX_WITH_SL)
 		c->read_sl = vru_read_sl;
 	if (wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
-		c->read_dlid_path_bits = vru_read_sl;
+		c->read_dlid_path_bits = vru_read_dlid_path_bits;
+	if (wc_flags & IBV_WC_EX_WITH_TM_INFO)
+		c->read_tm_info = vru_read_tm_info;
 }
 
 /* ------------------------------------------------------------ SQ / RQ -- */
@@ -337,7 +426,7 @@ bool vru_ring_full(struct vru_uring *r)
 }
 
 /* Publishes [old, head); true if the device asked for a doorbell. */
-static bool vru_ring_publish(struct vru_uring *r, uint32_t old)
+bool vru_ring_publish(struct vru_uring *r, uint32_t old)
 {
 	struct virtio_rdma_ring_ctl *ctl = uring_ctl(r);
 	uint32_t notify;
@@ -374,6 +463,9 @@ static bool vru_can_send(struct vru_qp *qp)
 	enum ibv_qp_state s = __atomic_load_n(&qp->vqp.qp.state,
 					      __ATOMIC_RELAXED);
 
+	/* XRC_RECV and QPs on a TM-SRQ have no send queue. */
+	if (!qp->sq.buf)
+		return false;
 	return s != IBV_QPS_RESET && s != IBV_QPS_INIT && s != IBV_QPS_RTR;
 }
 

@@ -344,7 +344,7 @@ err_free:
 	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM |			\
 	 IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |		\
 	 IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |			\
-	 IBV_WC_EX_WITH_DLID_PATH_BITS)
+	 IBV_WC_EX_WITH_DLID_PATH_BITS | IBV_WC_EX_WITH_TM_INFO)
 
 static struct ibv_cq_ex *vru_create_cq_ex(struct ibv_context *context,
 					  struct ibv_cq_init_attr_ex *attr)
@@ -530,11 +530,18 @@ struct ibv_qp *vru_create_qp_ex(struct ibv_context *context,
 	}
 	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
-	err = vru_map_ring(context, &qp->sq, r->sq_mmap_key, r->sq_ring_size,
-			   r->sq_depth,
-			   virtio_rdma_sq_stride_log2(r->sq_wqe_shift));
-	if (err)
+	/* A QP on a TM-SRQ has no SQ: the TM-SRQ owns its sends. */
+	if (r->sq_depth) {
+		err = vru_map_ring(context, &qp->sq, r->sq_mmap_key,
+				   r->sq_ring_size, r->sq_depth,
+				   virtio_rdma_sq_stride_log2(r->sq_wqe_shift));
+		if (err)
+			goto err_destroy;
+	} else if (!attr->srq ||
+		   to_vru_srq(attr->srq)->vsrq.srq_type != IBV_SRQT_TM) {
+		err = EPROTO;
 		goto err_destroy;
+	}
 	if (r->rq_depth) {
 		err = vru_map_ring(context, &qp->rq, r->rq_mmap_key,
 				   r->rq_ring_size, r->rq_depth,
@@ -804,6 +811,7 @@ static const struct verbs_context_ops vru_ctx_ops = {
 	.post_recv = vru_post_recv,
 	.post_srq_recv = vru_post_srq_recv,
 	.post_send = vru_post_send,
+	.post_srq_ops = vru_post_srq_ops,
 	.query_device_ex = vru_query_device_ex,
 	.query_port = vru_query_port,
 	.query_qp = vru_query_qp,

@@ -86,14 +86,23 @@ struct vru_qp {
 };
 
 /*
- * A shared receive queue (srq.c), basic or XRC: the kernel maps its ring as
- * an RQ's.
+ * A shared receive queue (srq.c), basic, XRC or TM: the kernel maps its
+ * ring as an RQ's.  A TM-SRQ also has an ops ring, followed in the same
+ * mapping by the release words the device writes; @issued holds the last
+ * handle this process gave each tag index (a free index is one whose
+ * release word has caught up with it).
  */
 struct vru_srq {
 	struct verbs_srq vsrq;
-	pthread_spinlock_t lock;
+	pthread_spinlock_t lock;	/* ring head; ops head and @issued */
 	struct vru_uring ring;
 	uint32_t max_sge;
+	struct vru_uring ops;
+	__le32 *release;
+	uint32_t *issued;
+	uint32_t max_num_tags;
+	uint32_t max_tm_sge;
+	uint32_t next_tag;		/* where the search for a free index starts */
 };
 
 struct vru_ah {
@@ -202,6 +211,8 @@ struct ibv_srq *vru_create_srq_ex(struct ibv_context *context,
 int vru_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
 int vru_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr);
+int vru_post_srq_ops(struct ibv_srq *srq, struct ibv_ops_wr *op,
+		     struct ibv_ops_wr **bad_op);
 
 /* mkey.c */
 void vru_qp_dv_init(struct vru_qp *qp);
@@ -214,6 +225,7 @@ int vru_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
 
 /* datapath.c */
 bool vru_ring_full(struct vru_uring *r);
+bool vru_ring_publish(struct vru_uring *r, uint32_t old);
 int vru_copy_sges(struct vru_qp *qp, struct virtio_rdma_sge *dst,
 		  const struct ibv_sge *src, int num, uint32_t max);
 int vru_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);

@@ -29,13 +29,18 @@
  *   run has a budget (packets received, packets sent, WQEs flushed) and
  *   queues itself again when work is left, behind the other QPs.
  *
+ * - srq->tm.work, one per TM-SRQ (vdr_tm.c): the ops of its ops ring, a
+ *   budget per run, under no lock but srq->lock for the tag list; a
+ *   doorbell only schedules it.
+ *
  * Softirq context (UDP encap_rcv, the QP timers) only queues packets to a
  * QP and schedules its work.
  *
  * Lock order: dev->lock -> qp->lock -> mr->lock -> iotlb_lock;
  * dev->lock -> doorbellq vq->lock -> qp->lock (taken with a trylock);
  * qp->lock -> srq->lock (the SRQ's consumer side, which the works of all
- * the QPs attached to it take; nothing is taken inside it);
+ * the QPs attached to it take, and a TM-SRQ's tag list, which its ops
+ * work takes too; nothing is taken inside it but a workqueue's);
  * dev->lock -> eventq vq->lock (a QP's work only trylocks it) -> ev_lock;
  * cq->lock, ev_lock and gid_lock are innermost.
  *
@@ -70,6 +75,8 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <linux/virtio_rdma.h>
+
+#include "vdr_tm.h"
 
 #define VDR_VENDOR_ID			0x1af4
 #define VDR_VENDOR_PART_ID		(0x1040 + VIRTIO_ID_RDMA)
@@ -293,17 +300,34 @@ struct vdr_cq {
 };
 
 /*
+ * A TM-SRQ's ops ring and tag list (vdr_tm.c).  The doorbell path finds
+ * the SRQ under RCU and schedules @work unless @dead; DESTROY_SRQ sets
+ * @dead, then cancels @work.
+ */
+struct vdr_srq_tm {
+	struct vdr_tm tm;		/* under srq->lock */
+	struct vdr_ring ops;		/* in the ops area */
+	__le32 *release;		/* after the ops: max_tags words */
+	u32 cons;			/* the device's copy, by @work only */
+	bool error;			/* impossible prod: no more ops */
+	bool dead;			/* under srq->lock */
+	struct vdr_dev *dev;
+	struct work_struct work;	/* runs the ops */
+};
+
+/*
  * A shared receive queue (vdr_srq.c).  Commands change it under dev->lock;
  * the works of its QPs take WQEs under @lock.  An XRC SRQ (@xrcd set) is
  * found by the XRC_TGT QPs of its domain in dev->srqs, per packet, and
- * completes into its own @cq.
+ * completes into its own @cq, as a TM-SRQ does.
  */
 struct vdr_srq {
 	u32 handle;
+	u8 type;		/* VIRTIO_RDMA_SRQT_* */
 	u32 nr_qps;		/* QPs attached; under dev->lock */
 	struct vdr_pd *pd;
 	struct vdr_xrcd *xrcd;	/* XRC only */
-	struct vdr_cq *cq;	/* XRC only */
+	struct vdr_cq *cq;	/* XRC and TM only */
 	u32 max_sge;
 	/* The consumer side: the QPs' works take WQEs on several CPUs. */
 	spinlock_t lock;
@@ -311,8 +335,14 @@ struct vdr_srq {
 	u32 cons;		/* the device's copy; ring memory is untrusted */
 	u32 limit;		/* 0: the limit event is not armed */
 	struct vdr_event limit_ev;
+	struct vdr_srq_tm tm;	/* TM only */
 	struct rcu_head rcu;
 };
+
+static inline bool vdr_srq_is_tm(const struct vdr_srq *srq)
+{
+	return srq && srq->type == VIRTIO_RDMA_SRQT_TM;
+}
 
 /*
  * The limit event fires when a take leaves fewer than @limit WQEs in the
@@ -351,6 +381,7 @@ struct vdr_qp {
 	struct vdr_ring rq;		/* depth 0: no receive queue */
 	struct vdr_srq *srq;		/* receives come from it; no RQ */
 	struct vdr_xrcd *xrcd;		/* XRC_TGT: its domain */
+	struct vdr_tm_qp *tm;		/* on a TM-SRQ: the internal SQ */
 	u32 sq_cons;			/* device copies of the consumer indices */
 	u32 rq_cons;
 	struct virtio_rdma_qp_attr attr;	/* as last set by MODIFY_QP */
@@ -556,6 +587,8 @@ struct page *vdr_translate(struct vdr_dev *dev, u64 addr, u32 perm,
 			   size_t *len, unsigned int *offset);
 int vdr_ring_map(struct vdr_dev *dev, struct vdr_ring *ring, u64 addr,
 		 u32 depth, u32 stride);
+int vdr_ring_map_extra(struct vdr_dev *dev, struct vdr_ring *ring, u64 addr,
+		       u32 depth, u32 stride, u32 extra);
 void vdr_ring_unmap(struct vdr_ring *ring);
 
 static inline void *vdr_ring_entry(struct vdr_ring *ring, u32 idx)
@@ -707,9 +740,28 @@ int vdr_cmd_query_srq(struct vdr_dev *dev);
 int vdr_cmd_destroy_srq(struct vdr_dev *dev);
 int vdr_srq_take(struct vdr_srq *srq, struct virtio_rdma_rq_wqe *wqe,
 		 struct virtio_rdma_sge *sge, bool *limit_hit);
+int vdr_srq_take_locked(struct vdr_srq *srq, struct virtio_rdma_rq_wqe *wqe,
+			struct virtio_rdma_sge *sge, bool *limit_hit);
 bool vdr_srq_xrc_ok(const struct vdr_srq *srq, const struct vdr_xrcd *xrcd,
 		    const struct vdr_srq *msg_srq, bool cont);
 void vdr_srqs_destroy(struct vdr_dev *dev);
+
+/* vdr_tm.c */
+int vdr_tm_srq_check(struct vdr_dev *dev,
+		     const struct virtio_rdma_create_srq_req *req);
+int vdr_tm_srq_init(struct vdr_dev *dev, struct vdr_srq *srq,
+		    const struct virtio_rdma_create_srq_req *req);
+void vdr_tm_srq_fini(struct vdr_dev *dev, struct vdr_srq *srq);
+void vdr_tm_srq_doorbell(struct vdr_srq *srq);
+void vdr_tm_srqs_stop(struct vdr_dev *dev);
+void vdr_tm_srqs_resume(struct vdr_dev *dev);
+void vdr_tm_srq_release(struct vdr_srq *srq, u32 handle);
+int vdr_tm_qp_create(struct vdr_qp *qp);
+void vdr_tm_qp_free(struct vdr_qp *qp);
+bool vdr_tm_sq_room(const struct vdr_qp *qp);
+void vdr_tm_rndv_start(struct vdr_qp *qp, const struct vdr_tm_entry *e,
+		       const u8 *payload);
+void vdr_tm_sq_flush(struct vdr_dev *dev, struct vdr_qp *qp);
 
 /* vdr_resp.c */
 void vdr_resp_srq_flush(struct vdr_dev *dev, struct vdr_qp *qp);

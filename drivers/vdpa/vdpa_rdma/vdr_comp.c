@@ -69,8 +69,14 @@ void vdr_comp_run(struct vdr_dev *dev, struct vdr_qp *qp)
 		 * soon as it polls the CQE must find the slot free.
 		 */
 		smp_store_release(&qp->sq.ctl->cons, cpu_to_le32(qp->sq_cons));
-		if (fail || qp->sq_sig_all ||
-		    (w->wqe.flags & VIRTIO_RDMA_WQE_F_SIGNALED)) {
+		/* A TM-SRQ's READs and FINs: no CQE on the send CQ. */
+		if (qp->tm) {
+			if (vdr_tm_sq_done(dev, qp, w)) {
+				vdr_xqp_fatal(dev, qp, VDR_QP_EV_FATAL);
+				return;
+			}
+		} else if (fail || qp->sq_sig_all ||
+			   (w->wqe.flags & VIRTIO_RDMA_WQE_F_SIGNALED)) {
 			memset(&cqe, 0, sizeof(cqe));
 			cqe.wr_id = w->wqe.wr_id;
 			cqe.status = w->status;

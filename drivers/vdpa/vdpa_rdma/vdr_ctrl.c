@@ -80,6 +80,12 @@ static int vdr_cmd_query_device(struct vdr_dev *dev)
 		r->max_mw = cpu_to_le32(VDR_MAX_MW);
 	if (vdr_has_feature(dev, VIRTIO_RDMA_F_INDIRECT_MKEY))
 		r->max_mkey_entries = cpu_to_le32(VDR_MAX_MKEY_ENTRIES);
+	if (vdr_has_feature(dev, VIRTIO_RDMA_F_TM_SRQ)) {
+		r->max_tm_tags = cpu_to_le32(VDR_TM_MAX_TAGS);
+		r->max_tm_ops = cpu_to_le32(VDR_TM_MAX_OPS);
+		r->max_tm_sge = cpu_to_le32(VDR_TM_MAX_SGE);
+		r->max_rndv_hdr_size = cpu_to_le32(VDR_TM_MAX_RNDV_HDR);
+	}
 	return VIRTIO_RDMA_STATUS_OK;
 }
 

@@ -14,6 +14,22 @@
 #include "vdpa_rdma.h"
 #include "vdr_xport.h"
 
+/* A TM-SRQ's ops ring: its work item runs the ops (vdr_tm.c). */
+static void vdr_doorbell_srq_ops(struct vdr_dev *dev, u32 handle)
+{
+	struct vdr_srq *srq;
+
+	if (!vdr_has_feature(dev, VIRTIO_RDMA_F_TM_SRQ))
+		return;
+	rcu_read_lock();
+	srq = xa_load(&dev->srqs, handle);
+	if (vdr_srq_is_tm(srq)) {
+		vdr_stat_inc(dev, VIRTIO_RDMA_STAT_DOORBELLS);
+		vdr_tm_srq_doorbell(srq);
+	}
+	rcu_read_unlock();
+}
+
 /*
  * Returns true when @budget buffers were processed, with more possibly
  * left.  @in_caller: processed in the notifier's context (vdr_db_kick()).
@@ -50,6 +66,10 @@ bool vdr_doorbells_process(struct vdr_dev *dev, u16 qidx, int budget,
 			if (ret != sizeof(db))
 				break;
 			type = le32_to_cpu(db.type);
+			if (type == VIRTIO_RDMA_DOORBELL_SRQ_OPS) {
+				vdr_doorbell_srq_ops(dev, le32_to_cpu(db.handle));
+				continue;
+			}
 			if (type != VIRTIO_RDMA_DOORBELL_SQ &&
 			    type != VIRTIO_RDMA_DOORBELL_RQ)
 				continue;

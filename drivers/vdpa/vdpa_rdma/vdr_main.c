@@ -24,6 +24,7 @@
 			 BIT_ULL(VIRTIO_F_ACCESS_PLATFORM) | \
 			 BIT_ULL(VIRTIO_RING_F_EVENT_IDX) | \
 			 BIT_ULL(VIRTIO_RDMA_F_SRQ) | \
+			 BIT_ULL(VIRTIO_RDMA_F_TM_SRQ) | \
 			 BIT_ULL(VIRTIO_RDMA_F_ATOMIC) | \
 			 BIT_ULL(VIRTIO_RDMA_F_MW) | \
 			 BIT_ULL(VIRTIO_RDMA_F_INDIRECT_MKEY) | \
@@ -170,13 +171,16 @@ static u32 vdr_get_vq_align(struct vdpa_device *vdpa)
 
 /*
  * What FEATURES_OK needs: the required bits, and every feature's
- * dependencies (XRC SRQs are SRQs: VIRTIO_RDMA_F_XRC needs _SRQ).
+ * dependencies (XRC SRQs and TM-SRQs are SRQs: VIRTIO_RDMA_F_XRC and
+ * VIRTIO_RDMA_F_TM_SRQ need _SRQ).
  */
 static bool vdr_features_ok(u64 features)
 {
+	u64 need_srq = BIT_ULL(VIRTIO_RDMA_F_XRC) | BIT_ULL(VIRTIO_RDMA_F_TM_SRQ);
+
 	if ((features & VDR_REQUIRED_FEATURES) != VDR_REQUIRED_FEATURES)
 		return false;
-	return !(features & BIT_ULL(VIRTIO_RDMA_F_XRC)) ||
+	return !(features & need_srq) ||
 	       (features & BIT_ULL(VIRTIO_RDMA_F_SRQ));
 }
 
@@ -354,6 +358,7 @@ int vdr_suspend(struct vdpa_device *vdpa)
 		mutex_unlock(&dev->vqs[i].lock);
 	}
 	vdr_xqps_stop(dev);
+	vdr_tm_srqs_stop(dev);
 	mutex_unlock(&dev->lock);
 	return 0;
 }
@@ -381,6 +386,7 @@ int vdr_resume(struct vdpa_device *vdpa)
 		vdr_ctrl_schedule(dev);
 		vdr_db_schedule(dev);
 		vdr_xqps_resume(dev);
+		vdr_tm_srqs_resume(dev);
 	}
 	mutex_unlock(&dev->lock);
 	return 0;

@@ -113,6 +113,30 @@ static int vdr_check_xrc_fields(const struct virtio_rdma_create_qp_req *req)
 	}
 }
 
+/* Under dev->lock: the TM-SRQ the new QP would receive from, if any. */
+static struct vdr_srq *vdr_qp_tm_srq(struct vdr_dev *dev,
+				     const struct virtio_rdma_create_qp_req *req)
+{
+	struct vdr_srq *srq = NULL;
+
+	if (req->srq_handle)
+		srq = xa_load(&dev->srqs, le32_to_cpu(req->srq_handle));
+	return vdr_srq_is_tm(srq) ? srq : NULL;
+}
+
+/*
+ * A QP on a TM-SRQ is RC, and its send queue belongs to the SRQ: the
+ * driver gives none (sq_depth 0), the device makes an internal one for
+ * the rendezvous READs and FINs (spec "Tag matching").  The other send
+ * fields are the internal queue's, so the driver's are ignored.
+ */
+static int vdr_check_tm_qp(const struct virtio_rdma_create_qp_req *req)
+{
+	if (req->qp_type != VIRTIO_RDMA_QPT_RC || req->sq_depth)
+		return VIRTIO_RDMA_STATUS_INVAL;
+	return VIRTIO_RDMA_STATUS_OK;
+}
+
 static int vdr_check_create_qp(struct vdr_dev *dev,
 			       const struct virtio_rdma_create_qp_req *req)
 {
@@ -144,6 +168,8 @@ static int vdr_check_create_qp(struct vdr_dev *dev,
 	status = vdr_check_xrc_fields(req);
 	if (status || req->qp_type == VIRTIO_RDMA_QPT_XRC_TGT)
 		return status;
+	if (vdr_qp_tm_srq(dev, req))
+		return vdr_check_tm_qp(req);
 
 	if (req->sq_wqe_shift > VDR_MAX_SQ_WQE_SHIFT ||
 	    send_sge > VDR_MAX_SGE || inline_data > VDR_MAX_INLINE)
@@ -186,6 +212,7 @@ static void vdr_qp_free(struct vdr_dev *dev, struct vdr_qp *qp)
 		vdr_event_cancel(dev, &qp->ev[i]);
 	dev->nr_qps--;
 	mutex_destroy(&qp->lock);
+	vdr_tm_qp_free(qp);
 	vdr_ring_unmap(&qp->sq);
 	vdr_ring_unmap(&qp->rq);
 	/* XRC QPs lack some of these (spec "XRC"). */
@@ -289,7 +316,9 @@ static int vdr_create_qp(struct vdr_dev *dev)
 	qp->type = req->qp_type;
 	qp->state = VIRTIO_RDMA_QPS_RESET;
 	/* An XRC_TGT QP has no rings: sq.depth and rq.depth stay 0. */
-	if (sq_depth)
+	if (vdr_srq_is_tm(srq))
+		ret = vdr_tm_qp_create(qp);
+	else if (sq_depth)
 		ret = vdr_ring_map(dev, &qp->sq, le64_to_cpu(req->sq_ring_addr),
 				   sq_depth, VDR_SQ_HDR << req->sq_wqe_shift);
 	if (!ret && rq_depth)
@@ -326,6 +355,10 @@ static int vdr_create_qp(struct vdr_dev *dev)
 	qp->max_send_sge = le32_to_cpu(req->max_send_sge);
 	qp->max_recv_sge = rq_depth ? le32_to_cpu(req->max_recv_sge) : 0;
 	qp->max_inline_data = le32_to_cpu(req->max_inline_data);
+	if (qp->tm) {
+		qp->max_send_sge = VDR_TM_SQ_SGE;
+		qp->max_inline_data = VDR_TM_SQ_INLINE;
+	}
 	vdr_qp_set_objs(dev, qp, req, srq, scq, rcq);
 	for (i = 0; i < VDR_QP_NR_EV; i++)
 		vdr_event_init(&qp->ev[i], vdr_qp_ev_type[i], qpn, 0);
@@ -341,6 +374,7 @@ static int vdr_create_qp(struct vdr_dev *dev)
 	return VIRTIO_RDMA_STATUS_OK;
 
 err_rings:
+	vdr_tm_qp_free(qp);
 	vdr_ring_unmap(&qp->sq);
 	vdr_ring_unmap(&qp->rq);
 	mutex_destroy(&qp->lock);
@@ -352,11 +386,17 @@ err_rings:
 /* A user QP's state is charged to its rings' cgroup (vdr_memcg.c). */
 int vdr_cmd_create_qp(struct vdr_dev *dev)
 {
+	struct vdr_srq *tm_srq = vdr_qp_tm_srq(dev, &dev->req.create_qp);
 	struct vdr_memcg m = { };
 	int status;
 
-	/* An XRC_TGT QP has no ring to find a cgroup by. */
-	if (dev->req.create_qp.qp_type != VIRTIO_RDMA_QPT_XRC_TGT)
+	/*
+	 * An XRC_TGT QP has no ring to find a cgroup by; one on a TM-SRQ
+	 * is charged as its SRQ is.
+	 */
+	if (tm_srq)
+		vdr_memcg_enter_ring(&m, &tm_srq->ring);
+	else if (dev->req.create_qp.qp_type != VIRTIO_RDMA_QPT_XRC_TGT)
 		vdr_memcg_enter(dev, &m,
 				le64_to_cpu(dev->req.create_qp.sq_ring_addr));
 	status = vdr_create_qp(dev);
@@ -494,6 +534,11 @@ static bool vdr_flush_wq(struct vdr_dev *dev, struct vdr_qp *qp,
 
 	if (!ring->depth)
 		return false;
+	/* The internal SQ of a QP on a TM-SRQ: no CQEs on the send CQ. */
+	if (sq && qp->tm) {
+		vdr_tm_sq_flush(dev, qp);
+		return false;
+	}
 
 	/*
 	 * Acquire: WQEs below prod are written.  A prod beyond depth is
@@ -553,7 +598,13 @@ static void vdr_qp_enter(struct vdr_dev *dev, struct vdr_qp *qp,
 {
 	u8 cur = qp->state;
 
-	if (next == VIRTIO_RDMA_QPS_ERR)
+	/*
+	 * A TM-SRQ's tagged buffers, which a QP holds while it places them,
+	 * complete on RESET too: they are the SRQ's, and their indexes are
+	 * released only by their last completion.
+	 */
+	if (next == VIRTIO_RDMA_QPS_ERR ||
+	    (next == VIRTIO_RDMA_QPS_RESET && qp->tm))
 		vdr_resp_srq_flush(dev, qp);
 	vdr_xqp_state(dev, qp, next);
 	qp->state = next;
@@ -562,7 +613,10 @@ static void vdr_qp_enter(struct vdr_dev *dev, struct vdr_qp *qp,
 
 	switch (next) {
 	case VIRTIO_RDMA_QPS_RESET:
-		vdr_wq_discard(&qp->sq, &qp->sq_cons, 0);
+		if (qp->tm)
+			vdr_tm_sq_flush(dev, qp);
+		else
+			vdr_wq_discard(&qp->sq, &qp->sq_cons, 0);
 		vdr_wq_discard(&qp->rq, &qp->rq_cons, VIRTIO_RDMA_NOTIFY_OFF);
 		break;
 	case VIRTIO_RDMA_QPS_ERR:

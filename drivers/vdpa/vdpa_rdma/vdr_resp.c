@@ -171,14 +171,11 @@ static void vdr_resp_recv_error(struct vdr_dev *dev, struct vdr_qp *qp,
  * The receive WQE of a QP with an SRQ is taken out of the SRQ when a
  * message starts (vdr_srq.c); from then on it is the QP's.
  */
-static bool vdr_resp_get_srq_wqe(struct vdr_dev *dev, struct vdr_qp *qp,
-				 struct vdr_srq *srq)
+static bool vdr_resp_srq_took(struct vdr_dev *dev, struct vdr_qp *qp,
+			      struct vdr_srq *srq, int ret, bool limit_hit)
 {
 	struct vdr_xqp *x = qp->xqp;
-	bool limit_hit;
-	int ret;
 
-	ret = vdr_srq_take(srq, &x->rwqe, x->rsge, &limit_hit);
 	if (limit_hit)
 		vdr_event_raise(dev, &srq->limit_ev, 0);
 	switch (ret) {
@@ -199,6 +196,18 @@ static bool vdr_resp_get_srq_wqe(struct vdr_dev *dev, struct vdr_qp *qp,
 	default:
 		return false;
 	}
+}
+
+static bool vdr_resp_get_srq_wqe(struct vdr_dev *dev, struct vdr_qp *qp,
+				 struct vdr_srq *srq)
+{
+	struct vdr_xqp *x = qp->xqp;
+	bool limit_hit;
+	int ret;
+
+	x->tm_kind = VDR_TM_MSG_RECV;
+	ret = vdr_srq_take(srq, &x->rwqe, x->rsge, &limit_hit);
+	return vdr_resp_srq_took(dev, qp, srq, ret, limit_hit);
 }
 
 /* Copy the next receive WQE; false if the RQ is empty or failed validation. */
@@ -241,6 +250,19 @@ static bool vdr_resp_get_rwqe(struct vdr_dev *dev, struct vdr_qp *qp)
 	return true;
 }
 
+/*
+ * After the last CQE of a message on a TM-SRQ: a tagged buffer is let go
+ * (its release word), and the next message is classified afresh.
+ */
+static void vdr_resp_tm_done(struct vdr_qp *qp)
+{
+	struct vdr_xqp *x = qp->xqp;
+
+	if (x->tm_kind == VDR_TM_MSG_EAGER)
+		vdr_tm_srq_release(qp->srq, x->tm_handle);
+	x->tm_kind = VDR_TM_MSG_RECV;
+}
+
 /* Complete the current receive WQE. */
 static void vdr_resp_complete(struct vdr_dev *dev, struct vdr_qp *qp,
 			      struct virtio_rdma_cqe *cqe, bool solicited)
@@ -258,6 +280,7 @@ static void vdr_resp_complete(struct vdr_dev *dev, struct vdr_qp *qp,
 	}
 	if (vdr_cq_post(dev, vdr_resp_rcq(qp), cqe, solicited))
 		vdr_xqp_fatal(dev, qp, VDR_QP_EV_FATAL);
+	vdr_resp_tm_done(qp);
 }
 
 static void vdr_resp_recv_error(struct vdr_dev *dev, struct vdr_qp *qp,
@@ -266,7 +289,7 @@ static void vdr_resp_recv_error(struct vdr_dev *dev, struct vdr_qp *qp,
 	struct virtio_rdma_cqe cqe = { };
 
 	cqe.status = status;
-	cqe.opcode = VIRTIO_RDMA_WC_OP_RECV;
+	cqe.opcode = vdr_tm_msg_wc_opcode(qp->xqp->tm_kind);
 	vdr_resp_complete(dev, qp, &cqe, false);
 }
 
@@ -284,11 +307,12 @@ void vdr_resp_srq_flush(struct vdr_dev *dev, struct vdr_qp *qp)
 	if (!x || !x->rwqe_valid || !vdr_resp_srq(qp))
 		return;
 	cqe.status = VIRTIO_RDMA_WC_WR_FLUSH_ERR;
-	cqe.opcode = VIRTIO_RDMA_WC_OP_RECV;
+	cqe.opcode = vdr_tm_msg_wc_opcode(x->tm_kind);
 	cqe.wr_id = x->rwqe.wr_id;
 	cqe.qp_handle = cpu_to_le32(qp->qpn);
 	x->rwqe_valid = false;
 	vdr_cq_post(dev, vdr_resp_rcq(qp), &cqe, false);
+	vdr_resp_tm_done(qp);
 }
 
 /* Receive buffers are checked against the PD of the queue they came from. */
@@ -576,6 +600,170 @@ static bool vdr_resp_qp_allows(struct vdr_qp *qp, u32 access)
 	return le32_to_cpu(qp->attr.qp_access_flags) & access;
 }
 
+/* What vdr_resp_tm_first() did with a SEND's first packet. */
+enum {
+	VDR_TM_FIRST_PLACE,	/* place it as a receive of x->rwqe */
+	VDR_TM_FIRST_DONE,	/* executed (a rendezvous request) */
+	VDR_TM_FIRST_FAIL,	/* not taken: NAK'd, or the QP failed */
+};
+
+/*
+ * A message of one packet on the wire; a same-host segment (vdr_xport.h)
+ * of several stands for as many packets, and is received as those.
+ */
+static bool vdr_resp_one_packet(const struct vdr_qp *qp,
+				const struct roce_pkt *pkt)
+{
+	u16 f = pkt->info->flags;
+
+	return (f & ROCE_OPF_FIRST) && (f & ROCE_OPF_LAST) &&
+	       pkt->payload_len <= qp->xqp->mtu;
+}
+
+/*
+ * A TM_RECV CQE of the tagged buffer x->tm_handle.  The match reports the
+ * TMH; a later DATA_VALID alone does not repeat it (rdma-core's
+ * test_tag_matching expects tag 0 there, as mlx5 reports).
+ */
+static void vdr_resp_tm_cqe(const struct vdr_qp *qp,
+			    struct virtio_rdma_cqe *cqe, u8 tm_flags)
+{
+	const struct vdr_xqp *x = qp->xqp;
+
+	cqe->opcode = VIRTIO_RDMA_WC_OP_TM_RECV;
+	cqe->qp_handle = cpu_to_le32(qp->qpn);
+	cqe->tm_flags = tm_flags;
+	if (!(tm_flags & VIRTIO_RDMA_TM_F_MATCH))
+		return;
+	cqe->tm_tag = cpu_to_le64(x->tm_tag);
+	cqe->tm_app_ctx = cpu_to_le32(x->tm_app_ctx);
+}
+
+/*
+ * A rendezvous request matched the consumed entry @e: MATCH now, the data
+ * by an RDMA READ of the QP's internal SQ (vdr_tm.c), which finishes the
+ * buffer.  A buffer too small for the data gets the request itself.
+ */
+static int vdr_resp_tm_rndv(struct vdr_dev *dev, struct vdr_qp *qp,
+			    struct roce_pkt *pkt, const struct vdr_tm_entry *e)
+{
+	const struct virtio_rdma_rvh *rvh =
+		(const void *)(pkt->payload + VDR_TMH_SIZE);
+	struct virtio_rdma_cqe cqe = { };
+	u64 total = 0;
+	int err, i;
+
+	for (i = 0; i < e->num_sge; i++)
+		total += le32_to_cpu(e->sge[i].length);
+	cqe.wr_id = cpu_to_le64(e->recv_wr_id);
+	vdr_resp_tm_cqe(qp, &cqe, VIRTIO_RDMA_TM_F_MATCH);
+	if (be32_to_cpu(rvh->len) <= total) {
+		if (vdr_cq_post(dev, vdr_resp_rcq(qp), &cqe, false)) {
+			vdr_tm_srq_release(qp->srq, e->handle);
+			vdr_xqp_fatal(dev, qp, VDR_QP_EV_FATAL);
+			return VDR_TM_FIRST_FAIL;
+		}
+		vdr_tm_rndv_start(qp, e, pkt->payload);
+		return VDR_TM_FIRST_DONE;
+	}
+	err = vdr_sgl_copy(dev, vdr_resp_rpd(qp), e->sge, e->num_sge,
+			   VIRTIO_RDMA_ACCESS_LOCAL_WRITE, 0, (void *)pkt->payload,
+			   pkt->payload_len, VDR_TO_MEM);
+	cqe.status = err ? vdr_resp_mem_status(err) :
+			   VIRTIO_RDMA_WC_TM_RNDV_INCOMPLETE;
+	cqe.byte_len = cpu_to_le32(pkt->payload_len);
+	if (vdr_cq_post(dev, vdr_resp_rcq(qp), &cqe, false))
+		vdr_xqp_fatal(dev, qp, VDR_QP_EV_FATAL);
+	vdr_tm_srq_release(qp->srq, e->handle);
+	if (!err)
+		return VDR_TM_FIRST_DONE;
+	vdr_resp_nak(dev, qp, err == -EMSGSIZE ? ROCE_AETH_NAK_INVALID_REQ :
+		     ROCE_AETH_NAK_REM_OP_ERR, -1);
+	return VDR_TM_FIRST_FAIL;
+}
+
+/* An EAGER message matched the consumed entry @e: its buffer receives. */
+static int vdr_resp_tm_eager(struct vdr_dev *dev, struct vdr_qp *qp,
+			     struct roce_pkt *pkt, const struct vdr_tm_entry *e)
+{
+	struct virtio_rdma_cqe cqe = { };
+	struct vdr_xqp *x = qp->xqp;
+
+	x->tm_kind = VDR_TM_MSG_EAGER;
+	x->rwqe.wr_id = cpu_to_le64(e->recv_wr_id);
+	x->rwqe.num_sge = e->num_sge;
+	memcpy(x->rsge, e->sge, e->num_sge * sizeof(x->rsge[0]));
+	x->rwqe_valid = true;
+	x->recv_off = 0;
+	if (vdr_resp_one_packet(qp, pkt))
+		return VDR_TM_FIRST_PLACE;
+	/* More packets to come: MATCH now, DATA_VALID with the last. */
+	cqe.wr_id = x->rwqe.wr_id;
+	vdr_resp_tm_cqe(qp, &cqe, VIRTIO_RDMA_TM_F_MATCH);
+	if (vdr_cq_post(dev, vdr_resp_rcq(qp), &cqe, false)) {
+		vdr_xqp_fatal(dev, qp, VDR_QP_EV_FATAL);
+		return VDR_TM_FIRST_FAIL;
+	}
+	return VDR_TM_FIRST_PLACE;
+}
+
+/*
+ * The first packet of a SEND to a QP on a TM-SRQ: the message is
+ * classified by its TMH (spec "Tag matching", "Receive side"), once, and
+ * its later packets follow (x->tm_kind).  Matching and consuming a tagged
+ * buffer, or taking a WQE of the SRQ's ring and counting an unexpected
+ * message, are one step under the SRQ's lock, which serialises all the
+ * QPs of the SRQ.  No WQE in the ring: RNR NAK, nothing counted, and the
+ * retry is classified afresh.
+ */
+static int vdr_resp_tm_first(struct vdr_dev *dev, struct vdr_qp *qp,
+			     struct roce_pkt *pkt)
+{
+	const struct virtio_rdma_tmh *tmh = (const void *)pkt->payload;
+	struct vdr_srq *srq = qp->srq;
+	struct vdr_xqp *x = qp->xqp;
+	struct vdr_tm_entry *e = NULL;
+	bool limit_hit = false;
+	unsigned long flags;
+	int ret = 0;
+	u8 kind;
+
+	kind = vdr_tm_msg_kind(pkt->payload, pkt->payload_len,
+			       vdr_resp_one_packet(qp, pkt));
+	spin_lock_irqsave(&srq->lock, flags);
+	if (kind == VDR_TM_MSG_EAGER || kind == VDR_TM_MSG_RNDV) {
+		e = vdr_tm_match(&srq->tm.tm, be64_to_cpu(tmh->tag));
+		/* No room for the READ and its FIN: as if nothing matched. */
+		if (e && kind == VDR_TM_MSG_RNDV && !vdr_tm_sq_room(qp))
+			e = NULL;
+		if (e)
+			vdr_tm_consume(&srq->tm.tm, e);
+		else
+			kind = VDR_TM_MSG_UNEXP;
+	}
+	if (!e) {
+		ret = vdr_srq_take_locked(srq, &x->rwqe, x->rsge, &limit_hit);
+		if (!ret && kind == VDR_TM_MSG_UNEXP)
+			srq->tm.tm.hw_cnt++;
+	}
+	spin_unlock_irqrestore(&srq->lock, flags);
+
+	if (!e) {
+		x->tm_kind = ret ? VDR_TM_MSG_RECV : kind;
+		if (vdr_resp_srq_took(dev, qp, srq, ret, limit_hit))
+			return VDR_TM_FIRST_PLACE;
+		vdr_resp_no_rwqe(dev, qp);
+		return VDR_TM_FIRST_FAIL;
+	}
+	/* A consumed entry does not change until this QP releases it. */
+	x->tm_handle = e->handle;
+	x->tm_tag = be64_to_cpu(tmh->tag);
+	x->tm_app_ctx = be32_to_cpu(tmh->app_ctx);
+	if (kind == VDR_TM_MSG_RNDV)
+		return vdr_resp_tm_rndv(dev, qp, pkt, e);
+	return vdr_resp_tm_eager(dev, qp, pkt, e);
+}
+
 /* SEND packets of RC and UC. Returns false when the packet was not taken. */
 static bool vdr_resp_send(struct vdr_dev *dev, struct vdr_qp *qp,
 			  struct roce_pkt *pkt)
@@ -583,15 +771,26 @@ static bool vdr_resp_send(struct vdr_dev *dev, struct vdr_qp *qp,
 	struct virtio_rdma_cqe cqe = { };
 	struct vdr_xqp *x = qp->xqp;
 	u16 f = pkt->info->flags;
+	u32 skip = 0;
 	int err;
 
-	if (!vdr_resp_get_rwqe(dev, qp)) {
+	if (!x->rwqe_valid && vdr_srq_is_tm(qp->srq) && (f & ROCE_OPF_FIRST)) {
+		switch (vdr_resp_tm_first(dev, qp, pkt)) {
+		case VDR_TM_FIRST_DONE:
+			return true;
+		case VDR_TM_FIRST_FAIL:
+			return false;
+		}
+	} else if (!vdr_resp_get_rwqe(dev, qp)) {
 		vdr_resp_no_rwqe(dev, qp);
 		return false;
 	}
+	/* A tagged buffer gets the payload after the TMH. */
+	if (x->tm_kind == VDR_TM_MSG_EAGER && (f & ROCE_OPF_FIRST))
+		skip = VDR_TMH_SIZE;
 	err = vdr_sgl_copy(dev, vdr_resp_rpd(qp), x->rsge, x->rwqe.num_sge,
 			   VIRTIO_RDMA_ACCESS_LOCAL_WRITE, x->recv_off,
-			   (void *)pkt->payload, pkt->payload_len,
+			   (void *)pkt->payload + skip, pkt->payload_len - skip,
 			   VDR_TO_MEM);
 	if (err) {
 		vdr_resp_recv_error(dev, qp, vdr_resp_mem_status(err));
@@ -603,12 +802,16 @@ static bool vdr_resp_send(struct vdr_dev *dev, struct vdr_qp *qp,
 			vdr_xqp_fatal(dev, qp, -1);
 		return false;
 	}
-	x->recv_off += pkt->payload_len;
+	x->recv_off += pkt->payload_len - skip;
 	if (!(f & ROCE_OPF_LAST))
 		return true;
 
 	cqe.status = VIRTIO_RDMA_WC_SUCCESS;
-	cqe.opcode = VIRTIO_RDMA_WC_OP_RECV;
+	cqe.opcode = vdr_tm_msg_wc_opcode(x->tm_kind);
+	if (x->tm_kind == VDR_TM_MSG_EAGER)
+		vdr_resp_tm_cqe(qp, &cqe, VIRTIO_RDMA_TM_F_DATA_VALID |
+				(vdr_resp_one_packet(qp, pkt) ?
+				 VIRTIO_RDMA_TM_F_MATCH : 0));
 	cqe.byte_len = cpu_to_le32(x->recv_off);
 	if (f & ROCE_OPF_IMM) {
 		cqe.flags |= VIRTIO_RDMA_WC_F_WITH_IMM;

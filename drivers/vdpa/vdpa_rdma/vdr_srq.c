@@ -22,6 +22,10 @@
  * as above and complete them into the SRQ's own CQ.  DESTROY_SRQ does not
  * wait for them (spec "XRC"); it makes them forget the SRQ instead (the
  * lifetimes in vdpa_rdma.h).
+ *
+ * A TM-SRQ (VIRTIO_RDMA_F_TM_SRQ) is a basic SRQ whose QPs first look
+ * for a tagged buffer of its list; its ring takes the messages that match
+ * none.  Its ops ring and list are vdr_tm.c's.
  */
 #include <kunit/visibility.h>
 #include <linux/log2.h>
@@ -41,14 +45,27 @@
 int vdr_srq_take(struct vdr_srq *srq, struct virtio_rdma_rq_wqe *wqe,
 		 struct virtio_rdma_sge *sge, bool *limit_hit)
 {
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&srq->lock, flags);
+	ret = vdr_srq_take_locked(srq, wqe, sge, limit_hit);
+	spin_unlock_irqrestore(&srq->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(vdr_srq_take);
+
+/* vdr_srq_take() with srq->lock held (a TM-SRQ's classification). */
+int vdr_srq_take_locked(struct vdr_srq *srq, struct virtio_rdma_rq_wqe *wqe,
+			struct virtio_rdma_sge *sge, bool *limit_hit)
+{
 	struct vdr_ring *ring = &srq->ring;
 	const struct virtio_rdma_rq_wqe *src;
-	unsigned long flags;
 	u32 prod, n;
 	int ret = 0;
 
+	lockdep_assert_held(&srq->lock);
 	*limit_hit = false;
-	spin_lock_irqsave(&srq->lock, flags);
 	/* Pairs with the producer's release of prod after writing the WQE. */
 	prod = le32_to_cpu(smp_load_acquire(&ring->ctl->prod));
 	if (prod == srq->cons) {
@@ -74,10 +91,8 @@ int vdr_srq_take(struct vdr_srq *srq, struct virtio_rdma_rq_wqe *wqe,
 		*limit_hit = true;
 	}
 out:
-	spin_unlock_irqrestore(&srq->lock, flags);
 	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(vdr_srq_take);
 
 /**
  * vdr_srq_xrc_ok - may a request to an XRC_TGT QP go to this SRQ
@@ -136,14 +151,16 @@ static int vdr_check_srq_type(struct vdr_dev *dev,
 	case VIRTIO_RDMA_SRQT_BASIC:
 		if (req->xrcd_handle || req->cq_handle)
 			return VIRTIO_RDMA_STATUS_INVAL;
-		return VIRTIO_RDMA_STATUS_OK;
+		return vdr_tm_srq_check(dev, req);
 	case VIRTIO_RDMA_SRQT_XRC:
 		if (!vdr_has_feature(dev, VIRTIO_RDMA_F_XRC))
 			return VIRTIO_RDMA_STATUS_OPNOTSUPP;
 		if (!xa_load(&dev->xrcds, le32_to_cpu(req->xrcd_handle)) ||
 		    !xa_load(&dev->cqs, le32_to_cpu(req->cq_handle)))
 			return VIRTIO_RDMA_STATUS_NOENT;
-		return VIRTIO_RDMA_STATUS_OK;
+		return vdr_tm_srq_check(dev, req);
+	case VIRTIO_RDMA_SRQT_TM:
+		return vdr_tm_srq_check(dev, req);
 	default:
 		return VIRTIO_RDMA_STATUS_OPNOTSUPP;
 	}
@@ -194,6 +211,13 @@ int vdr_cmd_create_srq(struct vdr_dev *dev)
 		kfree(srq);
 		return vdr_errno_status(ret);
 	}
+	srq->type = req->srq_type;
+	status = vdr_tm_srq_init(dev, srq, req);
+	if (status) {
+		vdr_ring_unmap(&srq->ring);
+		kfree(srq);
+		return status;
+	}
 	/*
 	 * The handle is reserved first and the SRQ published complete: the
 	 * data path looks XRC SRQs up by number.  Handles are SRQ numbers
@@ -203,6 +227,7 @@ int vdr_cmd_create_srq(struct vdr_dev *dev)
 			      XA_LIMIT(1, VDR_HANDLE_MAX), &dev->srq_next,
 			      GFP_KERNEL);
 	if (ret < 0) {
+		vdr_tm_srq_fini(dev, srq);
 		vdr_ring_unmap(&srq->ring);
 		kfree(srq);
 		return ret == -EBUSY ? VIRTIO_RDMA_STATUS_NOSPC :
@@ -304,6 +329,7 @@ static void vdr_srq_free(struct vdr_dev *dev, struct vdr_srq *srq)
 	xa_erase(&dev->srqs, srq->handle);
 	if (srq->xrcd)
 		vdr_srq_xrc_detach(dev, srq);
+	vdr_tm_srq_fini(dev, srq);
 	vdr_event_cancel(dev, &srq->limit_ev);
 	vdr_ring_unmap(&srq->ring);
 	vdr_pd_put(srq->pd);

@@ -347,7 +347,15 @@ static int vdr_ring_pages(struct vdr_dev *dev, u64 addr, struct page **pages,
 int vdr_ring_map(struct vdr_dev *dev, struct vdr_ring *ring, u64 addr,
 		 u32 depth, u32 stride)
 {
-	u64 size = VIRTIO_RDMA_RING_CTL_SIZE + (u64)depth * stride;
+	return vdr_ring_map_extra(dev, ring, addr, depth, stride, 0);
+}
+EXPORT_SYMBOL_IF_KUNIT(vdr_ring_map);
+
+/* A ring followed by @extra bytes of its own (a TM-SRQ's release words). */
+int vdr_ring_map_extra(struct vdr_dev *dev, struct vdr_ring *ring, u64 addr,
+		       u32 depth, u32 stride, u32 extra)
+{
+	u64 size = VIRTIO_RDMA_RING_CTL_SIZE + (u64)depth * stride + extra;
 	/* A listed ring starts at its first page; a contiguous one at addr. */
 	unsigned int start = vdr_has_feature(dev, VIRTIO_RDMA_F_RING_PAGES) ?
 			     0 : offset_in_page(addr);
@@ -388,7 +396,6 @@ out:
 	kvfree(pages);
 	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(vdr_ring_map);
 
 void vdr_ring_unmap(struct vdr_ring *ring)
 {

@@ -189,6 +189,15 @@ struct vdr_xqp {
 	struct vdr_srq *msg_srq;
 	struct vdr_srq *pkt_srq;
 	struct vdr_srq *rd_srq;
+	/*
+	 * A QP on a TM-SRQ: how its message in progress was classified at
+	 * its first packet (VDR_TM_MSG_*), and for a tagged buffer (EAGER),
+	 * which one and the TMH's tag and app_ctx for its CQEs.
+	 */
+	u8 tm_kind;
+	u32 tm_handle;
+	u32 tm_app_ctx;
+	u64 tm_tag;
 	bool rwqe_valid;
 	struct virtio_rdma_rq_wqe rwqe;
 	struct virtio_rdma_sge rsge[VDR_MAX_SGE];
@@ -369,6 +378,10 @@ void vdr_resp_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 		     struct sk_buff *skb, struct roce_pkt *pkt);
 bool vdr_resp_read_continue(struct vdr_dev *dev, struct vdr_qp *qp);
 void vdr_resp_flush_ack(struct vdr_dev *dev, struct vdr_qp *qp);
+
+/* ---- vdr_tm.c ---- */
+int vdr_tm_sq_done(struct vdr_dev *dev, struct vdr_qp *qp,
+		   const struct vdr_swqe *w);
 
 /* ---- vdr_comp.c ---- */
 void vdr_comp_packet(struct vdr_dev *dev, struct vdr_qp *qp,

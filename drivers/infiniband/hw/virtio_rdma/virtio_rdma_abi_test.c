@@ -120,8 +120,16 @@ static void vr_layout_query(struct kunit *test)
 	VR_FSZ(test, virtio_rdma_query_device_resp, max_mw, 4);
 	VR_OFF(test, virtio_rdma_query_device_resp, max_mkey_entries, 144);
 	VR_FSZ(test, virtio_rdma_query_device_resp, max_mkey_entries, 4);
-	VR_OFF(test, virtio_rdma_query_device_resp, reserved, 148);
-	VR_FSZ(test, virtio_rdma_query_device_resp, reserved, 108);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_tm_tags, 148);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_tm_tags, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_tm_ops, 152);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_tm_ops, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_tm_sge, 156);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_tm_sge, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, max_rndv_hdr_size, 160);
+	VR_FSZ(test, virtio_rdma_query_device_resp, max_rndv_hdr_size, 4);
+	VR_OFF(test, virtio_rdma_query_device_resp, reserved, 164);
+	VR_FSZ(test, virtio_rdma_query_device_resp, reserved, 92);
 
 	VR_SIZE(test, virtio_rdma_query_port_req, 8);
 	VR_OFF(test, virtio_rdma_query_port_req, port, 0);
@@ -327,7 +335,7 @@ static void vr_layout_qp(struct kunit *test)
 	VR_OFF(test, virtio_rdma_create_qp_req, reserved, 76);
 	VR_FSZ(test, virtio_rdma_create_qp_req, reserved, 4);
 
-	VR_SIZE(test, virtio_rdma_create_srq_req, 48);
+	VR_SIZE(test, virtio_rdma_create_srq_req, 80);
 	VR_OFF(test, virtio_rdma_create_srq_req, pd_handle, 0);
 	VR_OFF(test, virtio_rdma_create_srq_req, depth, 4);
 	VR_OFF(test, virtio_rdma_create_srq_req, max_sge, 8);
@@ -348,6 +356,18 @@ static void vr_layout_qp(struct kunit *test)
 	VR_FSZ(test, virtio_rdma_create_srq_req, cq_handle, 4);
 	VR_OFF(test, virtio_rdma_create_srq_req, reserved2, 44);
 	VR_FSZ(test, virtio_rdma_create_srq_req, reserved2, 4);
+	VR_OFF(test, virtio_rdma_create_srq_req, max_num_tags, 48);
+	VR_FSZ(test, virtio_rdma_create_srq_req, max_num_tags, 4);
+	VR_OFF(test, virtio_rdma_create_srq_req, ops_depth, 52);
+	VR_FSZ(test, virtio_rdma_create_srq_req, ops_depth, 4);
+	VR_OFF(test, virtio_rdma_create_srq_req, ops_addr, 56);
+	VR_FSZ(test, virtio_rdma_create_srq_req, ops_addr, 8);
+	VR_OFF(test, virtio_rdma_create_srq_req, ops_size, 64);
+	VR_FSZ(test, virtio_rdma_create_srq_req, ops_size, 8);
+	VR_OFF(test, virtio_rdma_create_srq_req, ops_shift, 72);
+	VR_FSZ(test, virtio_rdma_create_srq_req, ops_shift, 1);
+	VR_OFF(test, virtio_rdma_create_srq_req, reserved3, 73);
+	VR_FSZ(test, virtio_rdma_create_srq_req, reserved3, 7);
 	VR_SIZE(test, virtio_rdma_create_srq_resp, 8);
 	VR_OFF(test, virtio_rdma_create_srq_resp, srq_handle, 0);
 	VR_SIZE(test, virtio_rdma_modify_srq_req, 16);
@@ -735,12 +755,94 @@ static void vr_layout_cqe(struct kunit *test)
 	VR_FSZ(test, virtio_rdma_cqe, vlan_id, 2);
 	VR_OFF(test, virtio_rdma_cqe, smac, 32);
 	VR_FSZ(test, virtio_rdma_cqe, smac, 6);
-	VR_OFF(test, virtio_rdma_cqe, reserved1, 38);
-	VR_FSZ(test, virtio_rdma_cqe, reserved1, 2);
+	VR_OFF(test, virtio_rdma_cqe, tm_flags, 38);
+	VR_FSZ(test, virtio_rdma_cqe, tm_flags, 1);
+	VR_OFF(test, virtio_rdma_cqe, reserved1, 39);
+	VR_FSZ(test, virtio_rdma_cqe, reserved1, 1);
 	VR_OFF(test, virtio_rdma_cqe, vendor_err, 40);
 	VR_FSZ(test, virtio_rdma_cqe, vendor_err, 4);
-	VR_OFF(test, virtio_rdma_cqe, reserved, 44);
-	VR_FSZ(test, virtio_rdma_cqe, reserved, 20);
+	VR_OFF(test, virtio_rdma_cqe, tm_app_ctx, 44);
+	VR_FSZ(test, virtio_rdma_cqe, tm_app_ctx, 4);
+	VR_OFF(test, virtio_rdma_cqe, tm_tag, 48);
+	VR_FSZ(test, virtio_rdma_cqe, tm_tag, 8);
+	VR_OFF(test, virtio_rdma_cqe, reserved, 56);
+	VR_FSZ(test, virtio_rdma_cqe, reserved, 8);
+}
+
+static void vr_layout_tm(struct kunit *test)
+{
+	VR_SIZE(test, virtio_rdma_tm_op, 64);
+	VR_OFF(test, virtio_rdma_tm_op, wr_id, 0);
+	VR_FSZ(test, virtio_rdma_tm_op, wr_id, 8);
+	VR_OFF(test, virtio_rdma_tm_op, recv_wr_id, 8);
+	VR_FSZ(test, virtio_rdma_tm_op, recv_wr_id, 8);
+	VR_OFF(test, virtio_rdma_tm_op, tag, 16);
+	VR_FSZ(test, virtio_rdma_tm_op, tag, 8);
+	VR_OFF(test, virtio_rdma_tm_op, mask, 24);
+	VR_FSZ(test, virtio_rdma_tm_op, mask, 8);
+	VR_OFF(test, virtio_rdma_tm_op, handle, 32);
+	VR_FSZ(test, virtio_rdma_tm_op, handle, 4);
+	VR_OFF(test, virtio_rdma_tm_op, unexpected_cnt, 36);
+	VR_FSZ(test, virtio_rdma_tm_op, unexpected_cnt, 4);
+	VR_OFF(test, virtio_rdma_tm_op, opcode, 40);
+	VR_FSZ(test, virtio_rdma_tm_op, opcode, 1);
+	VR_OFF(test, virtio_rdma_tm_op, flags, 41);
+	VR_FSZ(test, virtio_rdma_tm_op, flags, 1);
+	VR_OFF(test, virtio_rdma_tm_op, num_sge, 42);
+	VR_FSZ(test, virtio_rdma_tm_op, num_sge, 1);
+	VR_OFF(test, virtio_rdma_tm_op, reserved, 43);
+	VR_FSZ(test, virtio_rdma_tm_op, reserved, 21);
+
+	VR_SIZE(test, virtio_rdma_tmh, 16);
+	VR_OFF(test, virtio_rdma_tmh, opcode, 0);
+	VR_FSZ(test, virtio_rdma_tmh, opcode, 1);
+	VR_OFF(test, virtio_rdma_tmh, app_ctx, 4);
+	VR_FSZ(test, virtio_rdma_tmh, app_ctx, 4);
+	VR_OFF(test, virtio_rdma_tmh, tag, 8);
+	VR_FSZ(test, virtio_rdma_tmh, tag, 8);
+
+	VR_SIZE(test, virtio_rdma_rvh, 16);
+	VR_OFF(test, virtio_rdma_rvh, va, 0);
+	VR_FSZ(test, virtio_rdma_rvh, va, 8);
+	VR_OFF(test, virtio_rdma_rvh, rkey, 8);
+	VR_FSZ(test, virtio_rdma_rvh, rkey, 4);
+	VR_OFF(test, virtio_rdma_rvh, len, 12);
+	VR_FSZ(test, virtio_rdma_rvh, len, 4);
+
+	VR_SIZE(test, virtio_rdma_uverbs_create_srq_req, 8);
+	VR_OFF(test, virtio_rdma_uverbs_create_srq_req, max_ops, 4);
+	VR_SIZE(test, virtio_rdma_uverbs_create_srq_resp, 72);
+	VR_OFF(test, virtio_rdma_uverbs_create_srq_resp, ring_size, 32);
+	VR_OFF(test, virtio_rdma_uverbs_create_srq_resp, ops_depth, 40);
+	VR_OFF(test, virtio_rdma_uverbs_create_srq_resp, ops_shift, 44);
+	VR_OFF(test, virtio_rdma_uverbs_create_srq_resp, max_num_tags, 48);
+	VR_OFF(test, virtio_rdma_uverbs_create_srq_resp, max_tm_sge, 52);
+	VR_OFF(test, virtio_rdma_uverbs_create_srq_resp, ops_mmap_key, 56);
+	VR_OFF(test, virtio_rdma_uverbs_create_srq_resp, ops_size, 64);
+
+	/* The values the verbs enums and the TMH wire format fix. */
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_SRQT_TM, IB_SRQT_TM);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_TM_OP_BASE_SHIFT, 6);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_TM_OP_ADD, 0);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_TM_OP_DEL, 1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_TM_OP_SYNC, 2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_TM_OP_F_SIGNALED, 1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_TM_OP_F_SYNC, 2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_TMH_NO_TAG, 0);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_TMH_RNDV, 1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_TMH_FIN, 2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_TMH_EAGER, 3);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_DOORBELL_SRQ_OPS, 4);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_TM_ERR, 22);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_TM_RNDV_INCOMPLETE, 23);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_TM_ADD, 0x31);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_TM_DEL, 0x32);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_TM_SYNC, 0x33);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_TM_RECV, 0x82);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_WC_OP_TM_NO_TAG, 0x83);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_TM_F_SYNC_REQ, 1);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_TM_F_MATCH, 2);
+	KUNIT_EXPECT_EQ(test, VIRTIO_RDMA_TM_F_DATA_VALID, 4);
 }
 
 static void vr_const_device(struct kunit *test)
@@ -1359,6 +1461,7 @@ static struct kunit_case virtio_rdma_abi_cases[] = {
 	KUNIT_CASE(vr_layout_sq_wqe),
 	KUNIT_CASE(vr_layout_rq_wqe),
 	KUNIT_CASE(vr_layout_cqe),
+	KUNIT_CASE(vr_layout_tm),
 	KUNIT_CASE(vr_const_device),
 	KUNIT_CASE(vr_const_control),
 	KUNIT_CASE(vr_const_queues),

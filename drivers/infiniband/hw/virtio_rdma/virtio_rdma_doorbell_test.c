@@ -132,7 +132,7 @@ static struct vrdma_qp *vr_db_qp(struct kunit *test, struct vr_db_fake *f,
 	KUNIT_ASSERT_NOT_NULL(test, qp);
 	qp->ibqp.device = &f->dev->ib;
 	qp->handle = handle;
-	INIT_LIST_HEAD(&qp->db_link);	/* as vrdma_create_qp() */
+	vrdma_db_init(&qp->db, handle);	/* as vrdma_create_qp() */
 	return qp;
 }
 
@@ -251,21 +251,21 @@ static void vr_db_owed_delivered(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vrdma_ring_doorbell(c, VR_SQ), 0);
 	KUNIT_EXPECT_EQ(test, vrdma_ring_doorbell(c, VR_SQ), 0);
 	KUNIT_EXPECT_EQ(test, vrdma_ring_doorbell(c, VR_RQ), 0);
-	KUNIT_EXPECT_EQ(test, c->db_owed, BIT(VR_SQ) | BIT(VR_RQ));
-	KUNIT_EXPECT_FALSE(test, list_empty(&c->db_link));
+	KUNIT_EXPECT_EQ(test, c->db.owed, BIT(VR_SQ) | BIT(VR_RQ));
+	KUNIT_EXPECT_FALSE(test, list_empty(&c->db.link));
 	KUNIT_EXPECT_EQ(test, q->kicks, VR_DB_NUM);
 
 	/* One record back: the armed callback sends the SQ doorbell. */
 	KUNIT_EXPECT_EQ(test, vr_db_consume(f, 0, 1), 1);
 	KUNIT_EXPECT_EQ(test, q->irqs, 1);
-	KUNIT_EXPECT_EQ(test, c->db_owed, BIT(VR_RQ));
+	KUNIT_EXPECT_EQ(test, c->db.owed, BIT(VR_RQ));
 	KUNIT_EXPECT_EQ(test, q->kicks, VR_DB_NUM + 1);
 
 	/* The rest: still armed for the RQ doorbell. */
 	KUNIT_EXPECT_EQ(test, vr_db_consume(f, 0, VR_DB_LOG), VR_DB_NUM);
 	KUNIT_EXPECT_EQ(test, q->irqs, 2);
-	KUNIT_EXPECT_EQ(test, c->db_owed, 0);
-	KUNIT_EXPECT_TRUE(test, list_empty(&c->db_link));
+	KUNIT_EXPECT_EQ(test, c->db.owed, 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&c->db.link));
 	KUNIT_EXPECT_TRUE(test, list_empty(&f->dev->dbqs[0].owed));
 
 	/* Nothing owed: no interrupt for the last one, nor for later ones. */
@@ -300,21 +300,21 @@ static void vr_db_owed_destroy(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	c->ibqp.device = &f->dev->ib;
 	c->handle = 8;
-	INIT_LIST_HEAD(&c->db_link);
+	vrdma_db_init(&c->db, 8);
 
 	vr_db_fill(test, f, 1, VR_DB_NUM);
 	KUNIT_EXPECT_EQ(test, vrdma_ring_doorbell(c, VR_SQ), 0);
 	KUNIT_EXPECT_EQ(test, vrdma_ring_doorbell(d, VR_SQ), 0);
 	KUNIT_EXPECT_EQ(test, vrdma_ring_doorbell(c, VR_RQ), 0);
 	KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&f->dev->dbqs[0].owed,
-						   struct vrdma_qp, db_link), c);
+						   struct vrdma_db, link), &c->db);
 
 	vrdma_doorbells_forget(c);
-	KUNIT_EXPECT_EQ(test, c->db_owed, 0);
-	KUNIT_EXPECT_TRUE(test, list_empty(&c->db_link));
+	KUNIT_EXPECT_EQ(test, c->db.owed, 0);
+	KUNIT_EXPECT_TRUE(test, list_empty(&c->db.link));
 	kfree(c);
 	KUNIT_EXPECT_PTR_EQ(test, list_first_entry(&f->dev->dbqs[0].owed,
-						   struct vrdma_qp, db_link), d);
+						   struct vrdma_db, link), &d->db);
 
 	/* Drain: the device sees d's doorbell and nothing of QP 8. */
 	for (n = 0; n < 8 && vr_db_consume(f, 0, VR_DB_LOG); n++)
@@ -361,7 +361,7 @@ static void vr_db_home_queue(struct kunit *test)
 	/* Local queue full, home queue free: sent there at once. */
 	x = vr_db_qp(test, f, 11 - local);
 	KUNIT_EXPECT_EQ(test, vrdma_ring_doorbell(x, VR_SQ), 0);
-	KUNIT_EXPECT_EQ(test, x->db_owed, 0);
+	KUNIT_EXPECT_EQ(test, x->db.owed, 0);
 	KUNIT_EXPECT_EQ(test, hq->kicks, 1);
 	/* Fill the home queue too (its QPs cannot go anywhere else). */
 	vr_db_fill(test, f, 13 - local, 1);
@@ -369,16 +369,16 @@ static void vr_db_home_queue(struct kunit *test)
 	vr_db_fill(test, f, 17 - local, 1);
 	KUNIT_EXPECT_EQ(test, hq->kicks, VR_DB_NUM);
 	KUNIT_EXPECT_EQ(test, vrdma_ring_doorbell(x, VR_RQ), 0);
-	KUNIT_EXPECT_EQ(test, x->db_owed, BIT(VR_RQ));
+	KUNIT_EXPECT_EQ(test, x->db.owed, BIT(VR_RQ));
 	KUNIT_EXPECT_TRUE(test, list_empty(&f->dev->dbqs[local].owed));
 
 	/* Only the home queue's callback is armed. */
 	KUNIT_EXPECT_EQ(test, vr_db_consume(f, local, 1), 1);
 	KUNIT_EXPECT_EQ(test, lq->irqs, 0);
-	KUNIT_EXPECT_EQ(test, x->db_owed, BIT(VR_RQ));
+	KUNIT_EXPECT_EQ(test, x->db.owed, BIT(VR_RQ));
 	KUNIT_EXPECT_EQ(test, vr_db_consume(f, !local, 1), 1);
 	KUNIT_EXPECT_EQ(test, hq->irqs, 1);
-	KUNIT_EXPECT_EQ(test, x->db_owed, 0);
+	KUNIT_EXPECT_EQ(test, x->db.owed, 0);
 	migrate_enable();
 
 	KUNIT_EXPECT_EQ(test, vr_db_consume(f, !local, VR_DB_LOG), VR_DB_NUM);
@@ -407,7 +407,7 @@ static void vr_db_steady(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, q->kicks, 4 * VR_DB_NUM);
 	/* Event index: virtio_ring's disable leaves used_event 0 (see above). */
 	KUNIT_EXPECT_LE(test, q->irqs, *event_idx ? 1U : 0U);
-	KUNIT_EXPECT_EQ(test, a->db_owed, 0);
+	KUNIT_EXPECT_EQ(test, a->db.owed, 0);
 }
 
 static struct kunit_case virtio_rdma_doorbell_cases[] = {

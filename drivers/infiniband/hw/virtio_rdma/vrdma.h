@@ -59,6 +59,8 @@
 
 #define VRDMA_PORT			1
 #define VRDMA_PKEY_DEFAULT		0xffff
+/* A TM-SRQ's ops stride is 64 << ops_shift, ops_shift 0..3 (spec). */
+#define VRDMA_TM_MAX_OPS_SHIFT		3
 
 /* Limits of the device, from QUERY_DEVICE, in CPU byte order. */
 struct vrdma_caps {
@@ -97,6 +99,11 @@ struct vrdma_caps {
 	u32 max_srq_sge;
 	u32 max_mw;		/* 0 without VIRTIO_RDMA_F_MW */
 	u32 max_mkey_entries;	/* 0 without VIRTIO_RDMA_F_INDIRECT_MKEY */
+	/* 0 without VIRTIO_RDMA_F_TM_SRQ */
+	u32 max_tm_tags;
+	u32 max_tm_ops;
+	u32 max_tm_sge;
+	u32 max_rndv_hdr_size;
 };
 
 /* What a kernel consumer posted in a ring slot (vrdma_wrid.c). */
@@ -155,8 +162,19 @@ struct vrdma_dbq {
 	u16 *free;		/* stack of free record slots */
 	unsigned int nfree;
 	unsigned int nrecs;
-	/* QPs (db_link) whose home this is, with a doorbell owed (db_owed) */
+	/* Doorbell sources (vrdma_db.link) whose home this is, owed one */
 	struct list_head owed;
+};
+
+/*
+ * What rings doorbells: a QP (its SQ and RQ) or a TM-SRQ (its ops ring).
+ * Doorbells owed while the doorbellqs were full: BIT(VIRTIO_RDMA_DOORBELL_*)
+ * in @owed and @link on the home doorbellq's owed list, under its lock.
+ */
+struct vrdma_db {
+	u32 handle;
+	u8 owed;
+	struct list_head link;
 };
 
 struct vrdma_dev {
@@ -200,6 +218,7 @@ struct vrdma_dev {
 	bool mkey;		/* VIRTIO_RDMA_F_INDIRECT_MKEY */
 	bool ring_pages;	/* VIRTIO_RDMA_F_RING_PAGES: rings of single pages */
 	bool xrc;		/* VIRTIO_RDMA_F_XRC (only with VIRTIO_RDMA_F_SRQ) */
+	bool tm;		/* VIRTIO_RDMA_F_TM_SRQ (only with VIRTIO_RDMA_F_SRQ) */
 	struct virtio_rdma_query_port_resp port;	/* at probe */
 	u32 gid_tbl_len;
 	u8 max_mtu;
@@ -283,12 +302,7 @@ struct vrdma_qp {
 	spinlock_t rq_lock;		/* rq ring head */
 	struct vrdma_ring sq;
 	struct vrdma_ring rq;
-	/*
-	 * Doorbells owed while the doorbellqs were full: BIT(DOORBELL_SQ/_RQ)
-	 * and the link on the home doorbellq's owed list, under its lock.
-	 */
-	struct list_head db_link;
-	u8 db_owed;
+	struct vrdma_db db;	/* SQ and RQ doorbells; db.handle is @handle */
 	/* User QP: doorbells only; mmap entries own the rings (vrdma_uverbs.c) */
 	bool user;
 	struct rdma_user_mmap_entry *sq_umap;
@@ -304,6 +318,14 @@ struct vrdma_srq {
 	/* User SRQ: the mmap entry that owns the ring (vrdma_uverbs.c) */
 	bool user;
 	struct rdma_user_mmap_entry *ring_umap;
+	/*
+	 * TM-SRQ (user space only): the ops area (ring_ctl, ops, then the
+	 * release words), its mmap entry and its doorbell.
+	 */
+	struct vrdma_ring ops;
+	struct rdma_user_mmap_entry *ops_umap;
+	u32 max_num_tags;
+	struct vrdma_db db;
 };
 
 struct vrdma_mw {
@@ -397,6 +419,8 @@ bool vrdma_create_undo(struct vrdma_dev *dev, const char *kind, u32 handle,
 bool vrdma_ring_pages_ok(struct device *dma_dev);
 int vrdma_ring_alloc(struct vrdma_dev *dev, struct vrdma_ring *ring,
 		     u32 depth, u32 shift, bool user);
+int vrdma_ring_alloc_tail(struct vrdma_dev *dev, struct vrdma_ring *ring,
+			  u32 depth, u32 shift, size_t tail, bool user);
 void vrdma_ring_release(struct device *dma_dev, struct vrdma_ring *ring);
 int vrdma_ring_mmap(struct vrdma_ring *ring, struct vm_area_struct *vma);
 /* vrdma_cq.c */
@@ -411,6 +435,9 @@ void vrdma_dbqs_free(struct vrdma_dev *dev);
 void vrdma_eventq_done(struct virtqueue *vq);
 void vrdma_eventqs_fence(struct vrdma_dev *dev);
 void vrdma_dbq_done(struct virtqueue *vq);
+void vrdma_db_init(struct vrdma_db *db, u32 handle);
+int vrdma_db_ring(struct vrdma_dev *dev, struct vrdma_db *db, u32 type);
+void vrdma_db_forget(struct vrdma_dev *dev, struct vrdma_db *db);
 int vrdma_ring_doorbell(struct vrdma_qp *qp, u32 type);
 void vrdma_doorbells_forget(struct vrdma_qp *qp);
 
@@ -551,7 +578,8 @@ int vrdma_uqp_check(struct vrdma_dev *dev, struct ib_udata *udata,
 		    int *sq_shift, int *rq_shift);
 int vrdma_uqp_respond(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		      struct ib_udata *udata);
-int vrdma_usrq_check(struct ib_udata *udata);
+int vrdma_usrq_check(struct vrdma_dev *dev, struct ib_udata *udata, bool tm,
+		     u32 *max_ops);
 int vrdma_usrq_respond(struct vrdma_dev *dev, struct vrdma_srq *srq,
 		       struct ib_udata *udata);
 

@@ -19,6 +19,32 @@
 static LIST_HEAD(vrdma_devs);
 static DEFINE_MUTEX(vrdma_devs_mutex);
 
+/*
+ * Tag matching limits.  A TM-SRQ needs at least one tag, one op and one
+ * SGE, and its ops must fit the largest stride (64 << 3): a device that
+ * says otherwise has no tag matching to give.
+ */
+static void vrdma_tm_caps(struct vrdma_dev *dev,
+			  const struct virtio_rdma_query_device_resp *r)
+{
+	struct vrdma_caps *c = &dev->caps;
+
+	c->max_tm_tags = min_t(u32, le32_to_cpu(r->max_tm_tags),
+			       VIRTIO_RDMA_TM_HANDLE_INDEX_MASK + 1);
+	c->max_tm_ops = rounddown_pow_of_two(le32_to_cpu(r->max_tm_ops) ?: 1);
+	c->max_tm_sge = le32_to_cpu(r->max_tm_sge);
+	c->max_rndv_hdr_size = le32_to_cpu(r->max_rndv_hdr_size);
+	if (!c->max_tm_tags || !le32_to_cpu(r->max_tm_ops) || !c->max_tm_sge ||
+	    sizeof(struct virtio_rdma_tm_op) +
+	    c->max_tm_sge * sizeof(struct virtio_rdma_sge) >
+	    (1U << (VIRTIO_RDMA_TM_OP_BASE_SHIFT + VRDMA_TM_MAX_OPS_SHIFT))) {
+		c->max_tm_tags = 0;
+		c->max_tm_ops = 0;
+		c->max_tm_sge = 0;
+		c->max_rndv_hdr_size = 0;
+	}
+}
+
 int vrdma_query_device_caps(struct vrdma_dev *dev)
 {
 	struct virtio_rdma_query_device_resp *r;
@@ -79,6 +105,8 @@ int vrdma_query_device_caps(struct vrdma_dev *dev)
 		c->max_mw = le32_to_cpu(r->max_mw);
 	if (dev->mkey)
 		c->max_mkey_entries = le32_to_cpu(r->max_mkey_entries);
+	if (dev->tm && c->max_srq)
+		vrdma_tm_caps(dev, r);
 
 	/* Ring geometry below relies on these; refuse a device that breaks them. */
 	if (!c->max_qp_wr || !is_power_of_2(c->max_qp_wr) ||
@@ -184,6 +212,13 @@ int vrdma_query_device(struct ib_device *ib, struct ib_device_attr *attr,
 		attr->device_cap_flags |= IB_DEVICE_SYS_IMAGE_GUID;
 	if (c->device_cap_flags & VIRTIO_RDMA_DEVICE_CAP_CURR_QP_STATE_MOD)
 		attr->device_cap_flags |= IB_DEVICE_CURR_QP_STATE_MOD;
+	if (c->max_tm_tags) {
+		attr->tm_caps.max_rndv_hdr_size = c->max_rndv_hdr_size;
+		attr->tm_caps.max_num_tags = c->max_tm_tags;
+		attr->tm_caps.flags = IB_TM_CAP_RNDV_RC;
+		attr->tm_caps.max_ops = c->max_tm_ops;
+		attr->tm_caps.max_sge = c->max_tm_sge;
+	}
 	return 0;
 }
 

@@ -210,17 +210,18 @@ void vrdma_eventqs_fence(struct vrdma_dev *dev)
  * ---------------
  * Each doorbellq has one record per descriptor of its ring, on a stack of
  * free slots; a doorbell takes one record and goes out as a buffer of its
- * own.  A QP rings on the doorbellq of the current CPU (any doorbellq will
- * do: doorbells are idempotent and carry no index).  Records come back as
+ * own.  A QP or a TM-SRQ (struct vrdma_db) rings on the doorbellq of the
+ * current CPU (any doorbellq will do: doorbells are idempotent and carry no
+ * index).  Records come back as
  * the device marks buffers used, and the driver reclaims them on the next
  * ring: the doorbellq's callback stays disabled, so steady-state traffic
  * takes no interrupt for doorbells.
  *
  * When every record is in flight the doorbell is not waited for, nor lost:
- * it goes to the QP's home doorbellq (vrdma_qp_dbq()) and, if that one is
- * full too, the QP is owed a doorbell there - a bit per type in
- * qp->db_owed, and qp->db_link on the home dbq's owed list, both under the
- * home dbq->lock, so a QP is owed at most once per type and per device
+ * it goes to the object's home doorbellq (vrdma_db_home()) and, if that one
+ * is full too, the object is owed a doorbell there - a bit per type in
+ * db->owed, and db->link on the home dbq's owed list, both under the
+ * home dbq->lock, so an object is owed at most once per type and device
  * however often it rings.  While anything is owed the home doorbellq's
  * callback is armed; it fires once the device has used a buffer, reclaims
  * and sends the owed doorbells, oldest first, before any new one.  An owed
@@ -235,12 +236,21 @@ void vrdma_eventqs_fence(struct vrdma_dev *dev)
  * owed doorbell, so batching would save descriptors, not time.
  */
 
-/* Where @qp's doorbells are owed: fixed for the QP's life. */
-static struct vrdma_dbq *vrdma_qp_dbq(struct vrdma_dev *dev,
-				      struct vrdma_qp *qp)
+/* Where @db's doorbells are owed: fixed for the object's life. */
+static struct vrdma_dbq *vrdma_db_home(struct vrdma_dev *dev,
+				       struct vrdma_db *db)
 {
-	return &dev->dbqs[qp->handle % dev->npairs];
+	return &dev->dbqs[db->handle % dev->npairs];
 }
+
+/* Once the object's handle is known, before it can ring. */
+void vrdma_db_init(struct vrdma_db *db, u32 handle)
+{
+	db->handle = handle;
+	db->owed = 0;
+	INIT_LIST_HEAD(&db->link);
+}
+EXPORT_SYMBOL_IF_KUNIT(vrdma_db_init);
 
 /* Right after find_vqs, before the device can use the queue. */
 void vrdma_dbq_setup(struct vrdma_dbq *dbq, struct virtqueue *vq)
@@ -335,24 +345,22 @@ static int vrdma_dbq_add(struct vrdma_dbq *dbq, u32 type, u32 handle)
  */
 static bool vrdma_dbq_pay(struct vrdma_dbq *dbq)
 {
-	struct vrdma_qp *qp;
+	struct vrdma_db *db;
 	bool added = false;
 	u32 type;
 
 	for (;;) {
 		virtqueue_disable_cb(dbq->vq);
 		vrdma_dbq_reclaim(dbq);
-		while ((qp = list_first_entry_or_null(&dbq->owed,
-						      struct vrdma_qp,
-						      db_link))) {
-			type = qp->db_owed & BIT(VIRTIO_RDMA_DOORBELL_SQ) ?
-			       VIRTIO_RDMA_DOORBELL_SQ : VIRTIO_RDMA_DOORBELL_RQ;
-			if (vrdma_dbq_add(dbq, type, qp->handle))
+		while ((db = list_first_entry_or_null(&dbq->owed,
+						      struct vrdma_db, link))) {
+			type = __ffs(db->owed);
+			if (vrdma_dbq_add(dbq, type, db->handle))
 				break;
 			added = true;
-			qp->db_owed &= ~BIT(type);
-			if (!qp->db_owed)
-				list_del_init(&qp->db_link);
+			db->owed &= ~BIT(type);
+			if (!db->owed)
+				list_del_init(&db->link);
 		}
 		if (list_empty(&dbq->owed))
 			return added;
@@ -363,39 +371,39 @@ static bool vrdma_dbq_pay(struct vrdma_dbq *dbq)
 }
 
 /* Caller holds dbq->lock.  The doorbell is owed; the callback is armed. */
-static bool vrdma_dbq_owe(struct vrdma_dbq *dbq, struct vrdma_qp *qp,
+static bool vrdma_dbq_owe(struct vrdma_dbq *dbq, struct vrdma_db *db,
 			  u32 type)
 {
-	if (!qp->db_owed)
-		list_add_tail(&qp->db_link, &dbq->owed);
-	qp->db_owed |= BIT(type);
+	if (!db->owed)
+		list_add_tail(&db->link, &dbq->owed);
+	db->owed |= BIT(type);
 	return vrdma_dbq_pay(dbq);
 }
 
 /*
  * Caller holds dbq->lock.  Sends the doorbell on @dbq or, when @dbq is the
- * QP's home, owes it there; -ENOSPC when a non-home @dbq is full.  Sets
+ * object's home, owes it there; -ENOSPC when a non-home @dbq is full.  Sets
  * *@notify when the caller must notify the device, after unlocking.
  */
-static int vrdma_dbq_ring(struct vrdma_dbq *dbq, struct vrdma_qp *qp,
+static int vrdma_dbq_ring(struct vrdma_dbq *dbq, struct vrdma_db *db,
 			  u32 type, bool home, bool *notify)
 {
 	bool kick = false;
 	int err;
 
 	/* Owed already: that doorbell goes out after this prod too. */
-	if (home && (qp->db_owed & BIT(type)))
+	if (home && (db->owed & BIT(type)))
 		return 0;
 	/* Owed doorbells first, so that new ones cannot starve them. */
 	if (!list_empty(&dbq->owed))
 		kick = vrdma_dbq_pay(dbq);
 	else
 		vrdma_dbq_reclaim(dbq);
-	err = vrdma_dbq_add(dbq, type, qp->handle);
+	err = vrdma_dbq_add(dbq, type, db->handle);
 	if (!err) {
 		kick = true;
 	} else if (err == -ENOSPC && home) {
-		kick |= vrdma_dbq_owe(dbq, qp, type);
+		kick |= vrdma_dbq_owe(dbq, db, type);
 		err = 0;
 	}
 	*notify = kick && virtqueue_kick_prepare(dbq->vq);
@@ -403,9 +411,10 @@ static int vrdma_dbq_ring(struct vrdma_dbq *dbq, struct vrdma_qp *qp,
 }
 
 /*
- * vrdma_ring_doorbell - tell the device that @qp's SQ or RQ prod advanced
- * @qp: a kernel QP after vrdma_ring_publish(), or a user QP
- * @type: VIRTIO_RDMA_DOORBELL_SQ or VIRTIO_RDMA_DOORBELL_RQ
+ * vrdma_db_ring - tell the device that a producer index of @db advanced
+ * @dev: the device
+ * @db: a QP's (after vrdma_ring_publish() for a kernel QP) or a TM-SRQ's
+ * @type: VIRTIO_RDMA_DOORBELL_SQ, _RQ or _SRQ_OPS
  *
  * Any context; never waits.  Returns 0 when the doorbell was sent or is
  * owed (it will be sent), an error only if the virtqueue refused a buffer
@@ -413,20 +422,19 @@ static int vrdma_dbq_ring(struct vrdma_dbq *dbq, struct vrdma_qp *qp,
  *
  * The device is notified outside dbq->lock, in the caller's context: a
  * device may do the work right there when that context can sleep (a user
- * QP's doorbell comes from its system call), which vdpa_rdma does to save
- * a worker's wakeup per message.
+ * object's doorbell comes from its system call), which vdpa_rdma does to
+ * save a worker's wakeup per message.
  */
-int vrdma_ring_doorbell(struct vrdma_qp *qp, u32 type)
+int vrdma_db_ring(struct vrdma_dev *dev, struct vrdma_db *db, u32 type)
 {
-	struct vrdma_dev *dev = to_vdev(qp->ibqp.device);
 	struct vrdma_dbq *dbq = &dev->dbqs[raw_smp_processor_id() % dev->npairs];
-	struct vrdma_dbq *home = vrdma_qp_dbq(dev, qp);
+	struct vrdma_dbq *home = vrdma_db_home(dev, db);
 	unsigned long flags;
 	bool notify;
 	int err;
 
 	spin_lock_irqsave(&dbq->lock, flags);
-	err = vrdma_dbq_ring(dbq, qp, type, dbq == home, &notify);
+	err = vrdma_dbq_ring(dbq, db, type, dbq == home, &notify);
 	spin_unlock_irqrestore(&dbq->lock, flags);
 	if (err == -ENOSPC) {
 		/* Owed doorbells it sent still need their notification. */
@@ -435,12 +443,17 @@ int vrdma_ring_doorbell(struct vrdma_qp *qp, u32 type)
 		/* This CPU's doorbellq is full: the home one sends or owes it. */
 		dbq = home;
 		spin_lock_irqsave(&dbq->lock, flags);
-		err = vrdma_dbq_ring(dbq, qp, type, true, &notify);
+		err = vrdma_dbq_ring(dbq, db, type, true, &notify);
 		spin_unlock_irqrestore(&dbq->lock, flags);
 	}
 	if (notify)
 		virtqueue_notify(dbq->vq);
 	return err;
+}
+
+int vrdma_ring_doorbell(struct vrdma_qp *qp, u32 type)
+{
+	return vrdma_db_ring(to_vdev(qp->ibqp.device), &qp->db, type);
 }
 EXPORT_SYMBOL_IF_KUNIT(vrdma_ring_doorbell);
 
@@ -462,20 +475,26 @@ void vrdma_dbq_done(struct virtqueue *vq)
 EXPORT_SYMBOL_IF_KUNIT(vrdma_dbq_done);
 
 /*
- * destroy_qp, once the QP can ring no more: afterwards no doorbellq holds
- * it.  A doorbell already sent for it is harmless (the device ignores
- * unknown handles; a QP that got the handle since just looks again).
+ * On destroy, once the object can ring no more: afterwards no doorbellq
+ * holds it.  A doorbell already sent for it is harmless (the device
+ * ignores unknown handles; an object that got the handle since just looks
+ * again).
  */
-void vrdma_doorbells_forget(struct vrdma_qp *qp)
+void vrdma_db_forget(struct vrdma_dev *dev, struct vrdma_db *db)
 {
-	struct vrdma_dbq *home = vrdma_qp_dbq(to_vdev(qp->ibqp.device), qp);
+	struct vrdma_dbq *home = vrdma_db_home(dev, db);
 	unsigned long flags;
 
 	spin_lock_irqsave(&home->lock, flags);
-	if (qp->db_owed) {
-		list_del_init(&qp->db_link);
-		qp->db_owed = 0;
+	if (db->owed) {
+		list_del_init(&db->link);
+		db->owed = 0;
 	}
 	spin_unlock_irqrestore(&home->lock, flags);
+}
+
+void vrdma_doorbells_forget(struct vrdma_qp *qp)
+{
+	vrdma_db_forget(to_vdev(qp->ibqp.device), &qp->db);
 }
 EXPORT_SYMBOL_IF_KUNIT(vrdma_doorbells_forget);

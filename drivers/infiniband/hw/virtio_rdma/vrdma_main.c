@@ -190,9 +190,11 @@ static int vrdma_validate(struct virtio_device *vdev)
 	if (virtio_has_feature(vdev, VIRTIO_RDMA_F_RING_PAGES) &&
 	    !vrdma_ring_pages_ok(vdev->dev.parent))
 		__virtio_clear_bit(vdev, VIRTIO_RDMA_F_RING_PAGES);
-	/* XRC receives go through XRC SRQs: no XRC without SRQs (spec). */
-	if (!virtio_has_feature(vdev, VIRTIO_RDMA_F_SRQ))
+	/* XRC and TM receives go through SRQs: neither without SRQs (spec). */
+	if (!virtio_has_feature(vdev, VIRTIO_RDMA_F_SRQ)) {
 		__virtio_clear_bit(vdev, VIRTIO_RDMA_F_XRC);
+		__virtio_clear_bit(vdev, VIRTIO_RDMA_F_TM_SRQ);
+	}
 	return 0;
 }
 
@@ -244,6 +246,7 @@ static int vrdma_probe(struct virtio_device *vdev)
 	dev->mkey = virtio_has_feature(vdev, VIRTIO_RDMA_F_INDIRECT_MKEY);
 	dev->ring_pages = virtio_has_feature(vdev, VIRTIO_RDMA_F_RING_PAGES);
 	dev->xrc = dev->srq && virtio_has_feature(vdev, VIRTIO_RDMA_F_XRC);
+	dev->tm = dev->srq && virtio_has_feature(vdev, VIRTIO_RDMA_F_TM_SRQ);
 
 	err = vrdma_find_vqs(dev);
 	if (err)
@@ -287,6 +290,10 @@ static int vrdma_probe(struct virtio_device *vdev)
 	/* Empty posts are how user space rings a doorbell (vrdma_uverbs.c). */
 	dev->ib.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				   BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
+	/* A TM-SRQ's ops doorbell is an empty post_srq_recv (vrdma_srq.c). */
+	if (dev->tm)
+		dev->ib.uverbs_cmd_mask |=
+			BIT_ULL(IB_USER_VERBS_CMD_POST_SRQ_RECV);
 
 	/*
 	 * ib_core sizes DMA segments from the DMA device's parameters and
@@ -353,6 +360,7 @@ static unsigned int vrdma_features[] = {
 	VIRTIO_RDMA_F_MR_REPLACE,
 	VIRTIO_RDMA_F_RING_PAGES,
 	VIRTIO_RDMA_F_XRC,
+	VIRTIO_RDMA_F_TM_SRQ,
 	VIRTIO_RING_F_EVENT_IDX,
 	VIRTIO_F_VERSION_1,
 };

@@ -115,7 +115,6 @@ static int vrdma_create_tgt_qp(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	mutex_init(&qp->modify_lock);
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
-	INIT_LIST_HEAD(&qp->db_link);
 
 	/* Every other field stays 0 (spec "XRC"); an SRQ is named per packet. */
 	req.qp_type = VIRTIO_RDMA_QPT_XRC_TGT;
@@ -126,6 +125,7 @@ static int vrdma_create_tgt_qp(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		goto err_mutex;
 	qp->handle = le32_to_cpu(resp.qp_handle);
 	qp->ibqp.qp_num = qp->handle;
+	vrdma_db_init(&qp->db, qp->handle);
 	err = vrdma_check_handle(dev, "QP", qp->handle, 2,
 				 VIRTIO_RDMA_QPN_MASK);
 	if (err) {
@@ -148,6 +148,30 @@ err_mutex:
 	return err;
 }
 
+/*
+ * A QP that takes its receives from an SRQ.  XRC SRQs serve XRC_TGT QPs
+ * only (ib_core checks it too).  A TM-SRQ serves RC QPs and owns their
+ * send queue (spec "Tag matching"): the device sends the rendezvous reads
+ * and FINs itself, and the QP gets no SQ of its own.
+ */
+static int vrdma_qp_srq_check(struct vrdma_dev *dev,
+			      const struct ib_qp_init_attr *init, u8 type)
+{
+	/* ib_core's MADs need the GSI QP's own RQ. */
+	if (!dev->srq || type == VIRTIO_RDMA_QPT_GSI)
+		return -EOPNOTSUPP;
+	switch (init->srq->srq_type) {
+	case IB_SRQT_BASIC:
+		return 0;
+	case IB_SRQT_TM:
+		if (type != VIRTIO_RDMA_QPT_RC || init->cap.max_send_wr)
+			return -EINVAL;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
 int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata)
 {
@@ -159,7 +183,7 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct virtio_rdma_create_qp_resp resp;
 	u32 sq_depth, rq_depth, sq_log2, rq_log2;
 	int sq_shift, rq_shift, err;
-	bool xrc_ini;
+	bool xrc_ini, tm = false;
 	u8 type;
 
 	if (init->create_flags)
@@ -186,12 +210,10 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		cap->max_recv_sge = 0;
 	}
 	if (init->srq) {
-		/* ib_core's MADs need the GSI QP's own RQ. */
-		if (!dev->srq || type == VIRTIO_RDMA_QPT_GSI)
-			return -EOPNOTSUPP;
-		/* XRC SRQs serve XRC_TGT QPs only (ib_core checks it too). */
-		if (init->srq->srq_type != IB_SRQT_BASIC)
-			return -EINVAL;
+		err = vrdma_qp_srq_check(dev, init, type);
+		if (err)
+			return err;
+		tm = init->srq->srq_type == IB_SRQT_TM;
 		/* The QP has no RQ: receives come from the SRQ. */
 		cap->max_recv_wr = 0;
 		cap->max_recv_sge = 0;
@@ -226,12 +248,12 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	rq_log2 = virtio_rdma_rq_stride_log2(rq_shift);
 
 	/* Report what the stride really holds, within the device's limits. */
-	sq_depth = roundup_pow_of_two(max_t(u32, cap->max_send_wr, 1));
+	sq_depth = tm ? 0 : roundup_pow_of_two(max_t(u32, cap->max_send_wr, 1));
 	rq_depth = cap->max_recv_wr ? roundup_pow_of_two(cap->max_recv_wr) : 0;
-	qp->max_send_sge = min_t(u32, c->max_send_sge,
-				 virtio_rdma_sq_stride_sges(sq_log2));
-	qp->max_inline = min_t(u32, c->max_inline_data,
-			       virtio_rdma_sq_stride_inline(sq_log2));
+	qp->max_send_sge = tm ? 0 : min_t(u32, c->max_send_sge,
+					  virtio_rdma_sq_stride_sges(sq_log2));
+	qp->max_inline = tm ? 0 : min_t(u32, c->max_inline_data,
+					virtio_rdma_sq_stride_inline(sq_log2));
 	qp->max_recv_sge = xrc_ini ? 0 :
 			   min_t(u32, c->max_recv_sge,
 				 virtio_rdma_rq_stride_sges(rq_log2));
@@ -240,11 +262,12 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	mutex_init(&qp->modify_lock);
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
-	INIT_LIST_HEAD(&qp->db_link);
 
-	err = vrdma_ring_alloc(dev, &qp->sq, sq_depth, sq_log2, !!udata);
-	if (err)
-		return err;
+	if (sq_depth) {
+		err = vrdma_ring_alloc(dev, &qp->sq, sq_depth, sq_log2, !!udata);
+		if (err)
+			return err;
+	}
 	if (rq_depth) {
 		err = vrdma_ring_alloc(dev, &qp->rq, rq_depth, rq_log2, !!udata);
 		if (err)
@@ -274,8 +297,10 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	req.max_inline_data = cpu_to_le32(qp->max_inline);
 	if (init->srq)
 		req.srq_handle = cpu_to_le32(to_vsrq(init->srq)->handle);
-	req.sq_ring_addr = cpu_to_le64(qp->sq.dma);
-	req.sq_ring_size = cpu_to_le64(qp->sq.size);
+	if (sq_depth) {
+		req.sq_ring_addr = cpu_to_le64(qp->sq.dma);
+		req.sq_ring_size = cpu_to_le64(qp->sq.size);
+	}
 	if (rq_depth) {
 		req.rq_ring_addr = cpu_to_le64(qp->rq.dma);
 		req.rq_ring_size = cpu_to_le64(qp->rq.size);
@@ -286,6 +311,7 @@ int vrdma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_rq;
 	qp->handle = le32_to_cpu(resp.qp_handle);
 	ibqp->qp_num = qp->handle;
+	vrdma_db_init(&qp->db, qp->handle);
 
 	/* The GSI QP is QPN 1, every other QP's is 2 or more (spec). */
 	err = vrdma_check_handle(dev, "QP", qp->handle,

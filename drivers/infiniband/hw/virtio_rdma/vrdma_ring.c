@@ -139,6 +139,17 @@ err:
 int vrdma_ring_alloc(struct vrdma_dev *dev, struct vrdma_ring *ring,
 		     u32 depth, u32 shift, bool user)
 {
+	return vrdma_ring_alloc_tail(dev, ring, depth, shift, 0, user);
+}
+
+/*
+ * A ring followed by @tail more bytes in the same memory (a TM-SRQ's
+ * release words, spec "Tag matching"), zeroed as the ring_ctl is.
+ */
+int vrdma_ring_alloc_tail(struct vrdma_dev *dev, struct vrdma_ring *ring,
+			  u32 depth, u32 shift, size_t tail, bool user)
+{
+	size_t used = VIRTIO_RDMA_RING_CTL_SIZE + ((size_t)depth << shift);
 	gfp_t gfp = user ? GFP_KERNEL_ACCOUNT | __GFP_NOWARN | __GFP_RETRY_MAYFAIL :
 			   GFP_KERNEL;
 
@@ -149,8 +160,7 @@ int vrdma_ring_alloc(struct vrdma_dev *dev, struct vrdma_ring *ring,
 	ring->pl = NULL;
 	ring->pl_dma = 0;
 	/* Whole pages, so the ring can later be mapped into user space. */
-	ring->size = PAGE_ALIGN(VIRTIO_RDMA_RING_CTL_SIZE +
-				((size_t)depth << shift));
+	ring->size = PAGE_ALIGN(used + tail);
 	if (dev->ring_pages)
 		return vrdma_ring_alloc_pages(dev->dma_dev, ring, gfp);
 	ring->buf = dma_alloc_coherent(dev->dma_dev, ring->size, &ring->dma,
@@ -158,6 +168,7 @@ int vrdma_ring_alloc(struct vrdma_dev *dev, struct vrdma_ring *ring,
 	if (!ring->buf)
 		return -ENOMEM;
 	memset(ring->buf, 0, VIRTIO_RDMA_RING_CTL_SIZE);
+	memset(ring->buf + used, 0, tail);
 	return 0;
 }
 

@@ -7,6 +7,13 @@
  * for an XRC SRQ (VIRTIO_RDMA_F_XRC), to the XRC_TGT QPs of its domain
  * whose packets name it; its receives complete into its own CQ.
  *
+ * A tag-matching SRQ (VIRTIO_RDMA_F_TM_SRQ, user space only: kernel verbs
+ * have no post_srq_ops) is a basic one whose ring takes the unexpected
+ * messages, plus an ops area (ring_ctl, ops ring, release words) that the
+ * provider writes; its receives and ops complete into its CQ.  The ops ring
+ * is the one SRQ ring with a doorbell, which user space rings with an
+ * empty post_srq_recv.
+ *
  * The device reads the SRQ when a message arrives and never flushes it, so
  * it keeps the SRQ's notify at VIRTIO_RDMA_NOTIFY_OFF and posting needs no
  * doorbell: post_srq_recv (here for kernel ULPs, in the provider for user
@@ -18,10 +25,13 @@
 #include "vrdma.h"
 
 #define VRDMA_RQ_HDR	sizeof(struct virtio_rdma_rq_wqe)
+#define VRDMA_TM_OP	sizeof(struct virtio_rdma_tm_op)
 #define VRDMA_SGE	sizeof(struct virtio_rdma_sge)
 
 static_assert(VIRTIO_RDMA_SRQT_BASIC == IB_SRQT_BASIC);
 static_assert(VIRTIO_RDMA_SRQT_XRC == IB_SRQT_XRC);
+static_assert(VIRTIO_RDMA_SRQT_TM == IB_SRQT_TM);
+static_assert(VRDMA_TM_OP == 1U << VIRTIO_RDMA_TM_OP_BASE_SHIFT);
 static_assert(VIRTIO_RDMA_SRQ_MAX_WR == IB_SRQ_MAX_WR);
 static_assert(VIRTIO_RDMA_SRQ_LIMIT == IB_SRQ_LIMIT);
 
@@ -46,6 +56,91 @@ static int vrdma_srq_shift(const struct vrdma_caps *c, u32 sge)
 	return -EINVAL;
 }
 
+/*
+ * XRC SRQs for user space only: no kernel ULP uses XRC, and a kernel CQ
+ * would have to take completions of QPs it does not know
+ * (vrdma_poll_cq()).  Tag matching SRQs for user space only: kernel verbs
+ * cannot post their ops.
+ */
+static bool vrdma_srq_type_ok(struct vrdma_dev *dev, enum ib_srq_type type,
+			      struct ib_udata *udata)
+{
+	if (!dev->srq)
+		return false;
+	switch (type) {
+	case IB_SRQT_BASIC:
+		return true;
+	case IB_SRQT_XRC:
+		return dev->xrc && udata;
+	case IB_SRQT_TM:
+		return dev->caps.max_tm_tags && udata;
+	default:
+		return false;
+	}
+}
+
+/* Smallest ops shift whose stride holds an op with @sge SGEs, or -EINVAL. */
+static int vrdma_tm_ops_shift(u32 sge)
+{
+	u32 shift;
+
+	for (shift = 0; shift <= VRDMA_TM_MAX_OPS_SHIFT; shift++)
+		if ((VRDMA_TM_OP << shift) >= VRDMA_TM_OP + sge * VRDMA_SGE)
+			return shift;
+	return -EINVAL;
+}
+
+/*
+ * The ops area of a TM-SRQ: @max_ops ops of the stride the device's
+ * largest tagged buffer needs, then the release words of its tags.
+ */
+static int vrdma_tm_alloc(struct vrdma_dev *dev, struct vrdma_srq *srq,
+			  const struct ib_srq_init_attr *init, u32 max_ops)
+{
+	const struct vrdma_caps *c = &dev->caps;
+	u32 tags = init->ext.tag_matching.max_num_tags;
+	int shift;
+
+	if (!init->ext.cq || !tags || tags > c->max_tm_tags)
+		return -EINVAL;
+	shift = vrdma_tm_ops_shift(c->max_tm_sge);
+	if (shift < 0)
+		return shift;
+	srq->max_num_tags = tags;
+	return vrdma_ring_alloc_tail(dev, &srq->ops, roundup_pow_of_two(max_ops),
+				     VIRTIO_RDMA_TM_OP_BASE_SHIFT + shift,
+				     tags * sizeof(__le32), true);
+}
+
+static void vrdma_srq_req_tm(struct virtio_rdma_create_srq_req *req,
+			     const struct vrdma_srq *srq)
+{
+	req->max_num_tags = cpu_to_le32(srq->max_num_tags);
+	req->ops_depth = cpu_to_le32(srq->ops.depth);
+	req->ops_addr = cpu_to_le64(srq->ops.dma);
+	req->ops_size = cpu_to_le64(srq->ops.size);
+	req->ops_shift = srq->ops.shift - VIRTIO_RDMA_TM_OP_BASE_SHIFT;
+}
+
+/* Frees what vrdma_create_srq() allocated, or orphans it if @busy. */
+static void vrdma_srq_rings_put(struct vrdma_dev *dev, struct vrdma_srq *srq,
+				bool busy)
+{
+	struct vrdma_ring *rings[] = { &srq->ring, &srq->ops };
+	struct rdma_user_mmap_entry **umaps[] = { &srq->ring_umap,
+						  &srq->ops_umap };
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(rings); i++) {
+		if (*umaps[i])
+			vrdma_user_ring_release(rings[i], umaps[i], busy);
+		else if (busy)
+			vrdma_orphan_ring(dev, rings[i]); /* may still be read */
+		else
+			vrdma_ring_free(dev, rings[i]);
+	}
+}
+
 int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		     struct ib_udata *udata)
 {
@@ -56,16 +151,11 @@ int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	struct virtio_rdma_create_srq_req req = {};
 	struct virtio_rdma_create_srq_resp resp;
 	bool xrc = init->srq_type == IB_SRQT_XRC;
-	u32 depth, sge;
+	bool tm = init->srq_type == IB_SRQT_TM;
+	u32 depth, sge, max_ops = 0;
 	int shift, err;
 
-	/*
-	 * XRC SRQs for user space only: no kernel ULP uses XRC, and a kernel
-	 * CQ would have to take completions of QPs it does not know
-	 * (vrdma_poll_cq()).  Tag matching SRQs: not in the device ABI.
-	 */
-	if (!dev->srq || (init->srq_type != IB_SRQT_BASIC &&
-			  !(xrc && dev->xrc && udata)))
+	if (!vrdma_srq_type_ok(dev, init->srq_type, udata))
 		return -EOPNOTSUPP;
 	if (xrc && (!init->ext.xrc.xrcd || !init->ext.cq))
 		return -EINVAL;
@@ -79,10 +169,15 @@ int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	if (shift < 0)
 		return shift;
 	if (udata) {
-		err = vrdma_usrq_check(udata);
+		err = vrdma_usrq_check(dev, udata, tm, &max_ops);
 		if (err)
 			return err;
 		srq->user = true;
+	}
+	if (tm) {
+		err = vrdma_tm_alloc(dev, srq, init, max_ops);
+		if (err)
+			return err;
 	}
 	/* Report what the stride really holds, within the device's limits. */
 	srq->max_sge = min_t(u32, c->max_srq_sge,
@@ -91,7 +186,7 @@ int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	err = vrdma_ring_alloc(dev, &srq->ring, depth,
 			       virtio_rdma_rq_stride_log2(shift), !!udata);
 	if (err)
-		return err;
+		goto err_ring;
 	/* A kernel SRQ's wr_ids stay with the driver (vrdma_wrid.c). */
 	if (!udata) {
 		err = vrdma_wrids_alloc(&srq->ring, true);
@@ -104,12 +199,14 @@ int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	req.max_sge = cpu_to_le32(srq->max_sge);
 	req.srq_limit = cpu_to_le32(attr->srq_limit);
 	req.wqe_shift = shift;
-	if (xrc) {
-		req.srq_type = VIRTIO_RDMA_SRQT_XRC;
+	req.srq_type = init->srq_type;
+	if (xrc)
 		req.xrcd_handle =
 			cpu_to_le32(to_vxrcd(init->ext.xrc.xrcd)->handle);
+	if (xrc || tm)
 		req.cq_handle = cpu_to_le32(to_vcq(init->ext.cq)->handle);
-	}
+	if (tm)
+		vrdma_srq_req_tm(&req, srq);
 	req.ring_addr = cpu_to_le64(srq->ring.dma);
 	req.ring_size = cpu_to_le64(srq->ring.size);
 	err = vrdma_cmd(dev, VIRTIO_RDMA_CMD_CREATE_SRQ, &req, sizeof(req),
@@ -117,6 +214,7 @@ int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	if (err)
 		goto err_ring;
 	srq->handle = le32_to_cpu(resp.srq_handle);
+	vrdma_db_init(&srq->db, srq->handle);
 
 	/* An XRC SRQ's handle is its number on the wire: 24 bits (spec). */
 	err = vrdma_check_handle(dev, "SRQ", srq->handle, 1,
@@ -131,7 +229,7 @@ int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		if (vrdma_create_undo(dev, "SRQ", srq->handle, err,
 				      VIRTIO_RDMA_CMD_DESTROY_SRQ, &dreq,
 				      sizeof(dreq))) {
-			vrdma_orphan_ring(dev, &srq->ring);
+			vrdma_srq_rings_put(dev, srq, true);
 			return -EIO;
 		}
 		err = -EIO;
@@ -152,7 +250,7 @@ int vrdma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	return 0;
 
 err_ring:
-	vrdma_ring_free(dev, &srq->ring);
+	vrdma_srq_rings_put(dev, srq, false);
 	return err;
 }
 
@@ -219,12 +317,9 @@ int vrdma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 
 	xa_erase(&dev->srqs, srq->handle);
 	vrdma_eventqs_fence(dev);
-	if (srq->ring_umap)
-		vrdma_user_ring_release(&srq->ring, &srq->ring_umap, err);
-	else if (err)
-		vrdma_orphan_ring(dev, &srq->ring);	/* may still be read */
-	else
-		vrdma_ring_free(dev, &srq->ring);
+	/* No doorbellq may keep an owed doorbell of the SRQ once it is freed. */
+	vrdma_db_forget(dev, &srq->db);
+	vrdma_srq_rings_put(dev, srq, err);
 	return 0;
 }
 
@@ -237,8 +332,14 @@ int vrdma_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	u32 old;
 	int err;
 
-	/* User space posts into its mapping of the ring. */
+	/*
+	 * User space posts into its mapping of the ring; an empty post on a
+	 * TM-SRQ is the doorbell of its ops ring.
+	 */
 	if (srq->user) {
+		if (!wr && ibsrq->srq_type == IB_SRQT_TM)
+			return vrdma_db_ring(to_vdev(ibsrq->device), &srq->db,
+					     VIRTIO_RDMA_DOORBELL_SRQ_OPS);
 		*bad_wr = wr;
 		return -EINVAL;
 	}

@@ -271,18 +271,51 @@ int vrdma_ucq_resize_respond(struct vrdma_cq *cq, struct ib_udata *udata)
 	return vrdma_udata_resp(udata, &resp, sizeof(resp));
 }
 
-int vrdma_usrq_check(struct ib_udata *udata)
+/*
+ * A TM-SRQ's request names the depth of its ops ring (1..max_tm_ops); any
+ * other SRQ's has none.  The response must hold the fields of its type.
+ */
+int vrdma_usrq_check(struct vrdma_dev *dev, struct ib_udata *udata, bool tm,
+		     u32 *max_ops)
 {
 	struct virtio_rdma_uverbs_create_srq_req req;
+	size_t need = tm ? sizeof(struct virtio_rdma_uverbs_create_srq_resp) :
+		      offsetofend(struct virtio_rdma_uverbs_create_srq_resp,
+				  ring_size);
 	int err;
 
 	err = vrdma_udata_req(udata, &req, sizeof(req));
 	if (err)
 		return err;
-	if (req.comp_mask || req.reserved)
+	if (req.comp_mask != (tm ? VIRTIO_RDMA_UVERBS_SRQ_TM : 0))
 		return -EINVAL;
-	if (udata->outlen < sizeof(struct virtio_rdma_uverbs_create_srq_resp))
+	if (tm ? !req.max_ops || req.max_ops > dev->caps.max_tm_ops :
+		 req.max_ops)
 		return -EINVAL;
+	if (udata->outlen < need)
+		return -EINVAL;
+	*max_ops = req.max_ops;
+	return 0;
+}
+
+/* The TM part of a create_srq response: the ops area and its limits. */
+static int vrdma_usrq_respond_tm(struct vrdma_dev *dev,
+				 struct ib_ucontext *uctx, struct vrdma_srq *srq,
+				 struct virtio_rdma_uverbs_create_srq_resp *resp)
+{
+	u64 key;
+	int err;
+
+	err = vrdma_ring_to_user(dev, uctx, &srq->ops, &srq->ops_umap, &key);
+	if (err)
+		return err;
+	resp->comp_mask = VIRTIO_RDMA_UVERBS_SRQ_TM;
+	resp->ops_depth = srq->ops.depth;
+	resp->ops_shift = srq->ops.shift - VIRTIO_RDMA_TM_OP_BASE_SHIFT;
+	resp->max_num_tags = srq->max_num_tags;
+	resp->max_tm_sge = dev->caps.max_tm_sge;
+	resp->ops_mmap_key = key;
+	resp->ops_size = srq->ops.size;
 	return 0;
 }
 
@@ -299,6 +332,11 @@ int vrdma_usrq_respond(struct vrdma_dev *dev, struct vrdma_srq *srq,
 				 &key);
 	if (err)
 		return err;
+	if (srq->ibsrq.srq_type == IB_SRQT_TM) {
+		err = vrdma_usrq_respond_tm(dev, &uctx->ibuc, srq, &resp);
+		if (err)
+			return err;
+	}
 	resp.srq_handle = srq->handle;
 	resp.depth = srq->ring.depth;
 	resp.wqe_shift = srq->ring.shift - VIRTIO_RDMA_RQ_WQE_BASE_SHIFT;
@@ -348,11 +386,15 @@ int vrdma_uqp_respond(struct vrdma_dev *dev, struct vrdma_qp *qp,
 	u64 key;
 	int err;
 
-	err = vrdma_ring_to_user(dev, &uctx->ibuc, &qp->sq, &qp->sq_umap, &key);
-	if (err)
-		return err;
-	resp.sq_mmap_key = key;
-	resp.sq_ring_size = qp->sq.size;
+	/* A QP on a TM-SRQ has no SQ: the TM-SRQ owns its sends. */
+	if (qp->sq.buf) {
+		err = vrdma_ring_to_user(dev, &uctx->ibuc, &qp->sq, &qp->sq_umap,
+					 &key);
+		if (err)
+			return err;
+		resp.sq_mmap_key = key;
+		resp.sq_ring_size = qp->sq.size;
+	}
 	if (qp->rq.buf) {
 		err = vrdma_ring_to_user(dev, &uctx->ibuc, &qp->rq, &qp->rq_umap,
 					 &key);
@@ -364,7 +406,7 @@ int vrdma_uqp_respond(struct vrdma_dev *dev, struct vrdma_qp *qp,
 		resp.rq_wqe_shift = qp->rq.shift - VIRTIO_RDMA_RQ_WQE_BASE_SHIFT;
 	}
 	resp.qpn = qp->handle;
-	resp.sq_depth = qp->sq.depth;
+	resp.sq_depth = qp->sq.buf ? qp->sq.depth : 0;
 	resp.sq_wqe_shift = qp->sq.shift - VIRTIO_RDMA_SQ_WQE_BASE_SHIFT;
 	resp.max_send_sge = qp->max_send_sge;
 	resp.max_recv_sge = qp->max_recv_sge;
