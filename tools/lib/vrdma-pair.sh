@@ -45,7 +45,7 @@ pair_setup() {
 # sysfs same_host) none crosses the veth; on the wire each one does.  Counted from
 # pair_setup, which created both.
 pair_check_path() {
-	local mode sent veth segs hand inl whand
+	local mode sent veth segs hand inl whand batches batched
 	mode=$(sysfs_read "$SYSFS_VDPA/vrdma-pa/same_host") || fail "no same_host switch"
 	sent=$(ib_counter "$ib_a" sent_pkts) || fail "no sent_pkts counter"
 	veth=$(ip netns exec $A cat /sys/class/net/va/statistics/tx_packets)
@@ -69,15 +69,23 @@ pair_check_path() {
 		[ "$hand" -gt 0 ] || fail "same-host path on, yet no receiver ran in its sender's work"
 		echo "ok: same-host path: $sent RoCE packets, $segs same-host segments among them, $hand handoffs, $inl doorbells in the caller, $veth on va"
 	else
-		[ "$veth" -ge "$sent" ] ||
-			fail "wire path, yet va sent only $veth packets for $sent RoCE packets"
+		# A run's packets to one peer cross the veth as one GSO packet.
+		batches=$(cat /sys/kernel/debug/vdpa_rdma/vrdma-pa/wire_batches) ||
+			fail "no wire_batches in debugfs"
+		batched=$(cat /sys/kernel/debug/vdpa_rdma/vrdma-pa/wire_batched) ||
+			fail "no wire_batched in debugfs"
+		[ $((veth + batched - batches)) -ge "$sent" ] ||
+			fail "wire path, yet va sent only $veth packets ($batches of them carrying $batched RoCE packets) for $sent RoCE packets"
+		[ "$(cat /sys/module/vdpa_rdma/parameters/wire_batch)" = N ] ||
+			[ "$batches" -gt 0 ] ||
+			fail "wire path, yet no run's packets left as one GSO packet"
 		[ "$segs" -eq 0 ] || fail "wire path, yet $segs same-host segments"
 		[ "$hand" -eq 0 ] || fail "wire path, yet $hand same-host handoffs"
 		# The veth delivers in the sender's softirq: its receiver runs next.
 		whand=$(cat /sys/kernel/debug/vdpa_rdma/vrdma-pa/wire_handoffs) ||
 			fail "no wire_handoffs in debugfs"
 		[ "$whand" -gt 0 ] || fail "wire path, yet no receiver ran in its sender's work"
-		echo "ok: wire path: $sent RoCE packets, $inl doorbells in the caller, $whand handoffs, $veth on va"
+		echo "ok: wire path: $sent RoCE packets, $inl doorbells in the caller, $whand handoffs, $veth on va, $batched of them in $batches GSO packets"
 	fi
 }
 pair_teardown() {

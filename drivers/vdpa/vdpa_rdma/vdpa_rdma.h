@@ -455,6 +455,8 @@ struct vdr_dev {
 	/* Receiving QPs run by a sender's work (vdr_xqp.c); debugfs only. */
 	atomic_t same_host_handoffs;
 	atomic_t wire_handoffs;
+	atomic_t wire_batches;		/* GSO packets of 2 or more (vdr_net.c) */
+	atomic_t wire_batched;		/* the packets in them */
 	/* Notifications processed in the notifier's context (vdr_vq.c). */
 	atomic_t inline_doorbells;
 	/* Received packets queued to the QPs, all together (vdr_xqp.c). */

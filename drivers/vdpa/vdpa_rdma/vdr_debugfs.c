@@ -9,7 +9,9 @@
  * .../same_host_segments counts the same-host segments sent (vdr_xport.h),
  * .../same_host_handoffs the receiving QPs run by a sender (vdr_xqp.c),
  * .../wire_handoffs the same for packets that a virtual link delivered in
- * the sender's softirq (vdr_xqp_wire_deliver()).
+ * the sender's softirq (vdr_xqp_wire_deliver()); .../wire_batches the
+ * UDP GSO packets that carried two or more RoCE packets of one QP's run,
+ * .../wire_batched the RoCE packets they carried (vdr_net.c).
  * .../inline_doorbells the notifications processed in the notifier's
  * context (vdr_vq.c).
  */
@@ -209,6 +211,10 @@ void vdr_debugfs_add(struct vdr_dev *dev)
 				&dev->same_host_handoffs);
 	debugfs_create_atomic_t("wire_handoffs", 0400, dev->debugfs,
 				&dev->wire_handoffs);
+	debugfs_create_atomic_t("wire_batches", 0400, dev->debugfs,
+				&dev->wire_batches);
+	debugfs_create_atomic_t("wire_batched", 0400, dev->debugfs,
+				&dev->wire_batched);
 	debugfs_create_atomic_t("inline_doorbells", 0400, dev->debugfs,
 				&dev->inline_doorbells);
 }

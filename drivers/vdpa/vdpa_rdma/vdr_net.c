@@ -468,7 +468,7 @@ static void vdr_push_ip4(struct sk_buff *skb, const struct virtio_rdma_av *av,
 
 static int vdr_prepare4(struct net *net, struct net_device *ndev,
 			const struct virtio_rdma_av *av, const u8 *sgid,
-			struct sk_buff *skb)
+			struct sk_buff *skb, int segs)
 {
 	struct flowi4 fl4 = { };
 	struct rtable *rt;
@@ -484,8 +484,11 @@ static int vdr_prepare4(struct net *net, struct net_device *ndev,
 	skb_dst_set(skb, &rt->dst);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	vdr_push_ip4(skb, av, sgid);
-	/* The checksum is set by ip_local_out(). */
-	__ip_select_ident(net, ip_hdr(skb), 1);
+	/*
+	 * The checksum is set by ip_local_out().  A batch's head takes IDs
+	 * for the packets that may follow it (vdr_wire_append()).
+	 */
+	__ip_select_ident(net, ip_hdr(skb), segs);
 	return 0;
 }
 
@@ -626,30 +629,36 @@ static int vdr_net_local_send(struct vdr_dev *dev, struct vdr_dev *peer,
 	return vdr_net_rx(peer, skb, handoff) == -ENOBUFS ? -ENOBUFS : 0;
 }
 
+/* The ICRC of a packet whose data is its IP header. */
+static int vdr_net_icrc(struct sk_buff *skb)
+{
+	return vdr_roce_icrc_generate(skb->data, skb->len,
+				      skb->protocol == htons(ETH_P_IP) ? 4 : 6);
+}
+
+/* A packet's UDP payload, BTH through ICRC: what the counters count. */
+static unsigned int vdr_net_udp_payload(const struct sk_buff *skb)
+{
+	return skb_tail_pointer(skb) - skb_transport_header(skb) -
+	       sizeof(struct udphdr);
+}
+
 /*
- * Wire: ICRC, then the IP layer.  Consumes @skb.  With @handoff, the
- * receive softirq that a virtual link runs for the packet may give the
- * sender its receiving QP to run (vdr_xqp_wire_deliver()).
+ * Wire: to the IP layer, @npkts RoCE packets of @len bytes in @skb.
+ * Consumes @skb.  With @handoff, the receive softirq that a virtual link
+ * runs for the packet may give the sender its receiving QP to run
+ * (vdr_xqp_wire_deliver()).
  */
 static int vdr_net_wire_send(struct vdr_dev *dev, struct sk_buff *skb,
+			     u32 npkts, unsigned int len,
 			     struct vdr_xqp **handoff)
 {
 	struct net *net = dev_net(skb_dst(skb)->dev);
-	unsigned int len;
-	int ret, ipver;
+	int ret;
 
-	ipver = skb->protocol == htons(ETH_P_IP) ? 4 : 6;
-	ret = vdr_roce_icrc_generate(skb->data, skb->len, ipver);
-	if (ret) {
-		kfree_skb(skb);
-		return ret;
-	}
-	len = skb_tail_pointer(skb) - skb_transport_header(skb) -
-	      sizeof(struct udphdr);
-	skb->ip_summed = CHECKSUM_NONE;
 	if (handoff && !vdr_xqp_wire_begin())
 		handoff = NULL;
-	if (ipver == 4)
+	if (skb->protocol == htons(ETH_P_IP))
 		ret = ip_local_out(net, NULL, skb);
 	else
 		ret = ip6_local_out(net, NULL, skb);
@@ -658,8 +667,145 @@ static int vdr_net_wire_send(struct vdr_dev *dev, struct sk_buff *skb,
 	ret = net_xmit_eval(ret);
 	if (ret)
 		return ret < 0 ? ret : -ENOBUFS;
-	vdr_net_tx_count(dev, 1, len);
+	vdr_net_tx_count(dev, npkts, len);
 	return 0;
+}
+
+/*
+ * Wire batches.  Every packet that goes to the IP layer pays a route
+ * lookup, the output path and netfilter, the link, and at a receiver of
+ * this kernel (a veth) the receive softirq, the input route and the socket
+ * lookup: on the wire these cost more than the transport itself.  So the
+ * wire packets of one QP's run to one destination leave together when the
+ * run ends (vdr_xqp_run_one()), as one UDP GSO packet of the fraglist kind:
+ * the first packet is routed and the others, each complete with its IP and
+ * UDP headers and its ICRC, hang in its frag_list.  A virtual link carries
+ * it whole, and the receiving UDP socket (an encapsulation socket, ours or
+ * rxe's, always) takes it apart into the packets as built, in order;
+ * a link that cannot carry it has the stack take it apart before the link
+ * (software GSO).  What a receiver sees is therefore the packets one by
+ * one, as without batching: only the costs of the way are paid once.
+ * A run's packets leave at its end rather than one by one, a delay of at
+ * most one run's budget; the transport's timers start when the packets
+ * are built, which is earlier by as much and harmless.
+ */
+static bool wire_batch = true;
+module_param(wire_batch, bool, 0644);
+MODULE_PARM_DESC(wire_batch,
+		 "Whether the wire packets of a QP's run leave as one UDP GSO packet, which crosses the IP layer and a virtual link once (default true)");
+
+/*
+ * Most packets and bytes (IP header to the last ICRC) of a batch: an IP
+ * packet's 64 KiB, with room for the link header that GSO counts too.
+ * ip_ids: the IPv4 IDs a head takes for its batch (vdr_prepare4()); with
+ * DF set an ID only needs to be unique among a flow's recent packets.
+ */
+#define VDR_WIRE_BATCH_PKTS	64
+#define VDR_WIRE_BATCH_BYTES	(60 * 1024)
+
+/*
+ * Whether @skb (UDP header pushed) may follow @b's head: same IP version,
+ * addresses and UDP ports (one flow: a GSO packet has one set of headers
+ * until it is taken apart), and room left.  Then its IP header is built
+ * without a route of its own, with the ID the head reserved for it, its
+ * ICRC computed over the headers it will have once taken apart (the
+ * ICRC covers the IPv4 ID and both length fields), and it joins the
+ * head's frag_list, its data at its UDP payload, as skb_segment_list()
+ * expects of the packets of a fraglist GSO packet.
+ */
+static bool vdr_wire_append(struct vdr_wire_batch *b,
+			    const struct virtio_rdma_av *av, const u8 *sgid,
+			    struct sk_buff *skb)
+{
+	bool v4 = av->network_type == VIRTIO_RDMA_NETWORK_IPV4;
+	struct sk_buff *head = b->head;
+
+	if (!head || b->n >= VDR_WIRE_BATCH_PKTS ||
+	    head->len + skb->len > VDR_WIRE_BATCH_BYTES ||
+	    head->protocol != htons(v4 ? ETH_P_IP : ETH_P_IPV6) ||
+	    udp_hdr(head)->source != udp_hdr(skb)->source)
+		return false;
+	if (v4 && (memcmp(&ip_hdr(head)->saddr, sgid + 12, 4) ||
+		   memcmp(&ip_hdr(head)->daddr, av->dgid + 12, 4)))
+		return false;
+	if (!v4 && (memcmp(&ipv6_hdr(head)->saddr, sgid, 16) ||
+		    memcmp(&ipv6_hdr(head)->daddr, av->dgid, 16)))
+		return false;
+
+	if (v4) {
+		vdr_push_ip4(skb, av, sgid);
+		ip_hdr(skb)->id = htons(b->ip_id + b->n);
+	} else {
+		vdr_push_ip6(skb, av, sgid);
+	}
+	if (vdr_net_icrc(skb)) {
+		/* Cannot happen for headers built here; keep the order. */
+		__skb_pull(skb, skb_transport_offset(skb));
+		return false;
+	}
+	b->bytes += vdr_net_udp_payload(skb);
+	__skb_pull(skb, skb_transport_offset(skb) + sizeof(struct udphdr));
+	if (b->last)
+		b->last->next = skb;
+	else
+		skb_shinfo(head)->frag_list = skb;
+	b->last = skb;
+	head->len += skb->len;
+	head->data_len += skb->len;
+	head->truesize += skb->truesize;
+	b->n++;
+	return true;
+}
+
+/**
+ * vdr_net_wire_flush - send a QP's batch of wire packets
+ * @dev: the sending device
+ * @b: the batch; empty afterwards
+ * @handoff: as for vdr_net_xmit()
+ *
+ * Return: 0, or a negative errno when the batch was dropped on its way:
+ * -ENOBUFS when a queue was full (vdr_net_xmit()).
+ */
+int vdr_net_wire_flush(struct vdr_dev *dev, struct vdr_wire_batch *b,
+		       struct vdr_xqp **handoff)
+{
+	struct sk_buff *head = b->head;
+	struct skb_shared_info *si;
+	unsigned int uoff;
+
+	if (!head)
+		return 0;
+	b->head = NULL;
+	b->last = NULL;
+	if (b->n > 1) {
+		/*
+		 * The head's UDP length covers the whole batch, as its IP
+		 * length will (ip_local_out()); taking it apart gives each
+		 * packet its own again.  gso_size is the head's own UDP
+		 * payload: the shape __udp_gso_segment() checks before it
+		 * takes a fraglist packet apart as it was built.
+		 */
+		uoff = skb_transport_offset(head);
+		udp_hdr(head)->len = htons(head->len - uoff);
+		si = skb_shinfo(head);
+		si->gso_type = SKB_GSO_UDP_L4 | SKB_GSO_FRAGLIST;
+		si->gso_size = skb_headlen(head) - uoff - sizeof(struct udphdr);
+		si->gso_segs = b->n;
+		/*
+		 * RoCE sends no UDP checksum, and a GSO packet must say that
+		 * nothing is left to compute, or the link takes it apart
+		 * first.  Receiving it, the UDP layer spends one level on
+		 * that zero checksum (udp4_csum_init()); the one above keeps
+		 * the packet "unnecessary" for the segmentation that follows,
+		 * which otherwise warns of a bad offload.  A fraglist GRO
+		 * packet is marked so too (udp4_gro_complete()).
+		 */
+		head->ip_summed = CHECKSUM_UNNECESSARY;
+		head->csum_level = 1;
+		atomic_inc(&dev->wire_batches);
+		atomic_add(b->n, &dev->wire_batched);
+	}
+	return vdr_net_wire_send(dev, head, b->n, b->bytes, handoff);
 }
 
 /**
@@ -672,21 +818,24 @@ static int vdr_net_wire_send(struct vdr_dev *dev, struct sk_buff *skb,
  * @handoff: NULL, or where the receiving QP is returned, locked, for the
  *	     caller to run after this returns (vdr_xqp_send()): on the same
  *	     host, or when a virtual link delivered the packet here
+ * @batch: NULL, or the sending QP's batch of wire packets, which this
+ *	   packet joins (vdr_wire_append()) or starts, sending the batch
+ *	   before it; vdr_net_wire_flush() sends the last one
  * @wire: set when the packet was routed, not given to a same-host peer
  *
  * Pushes the UDP and IP headers, then takes the same-host path (see the top
  * of this file) or routes the packet, computes its ICRC and hands it to the
- * IP layer.
+ * IP layer, now or with its batch.
  *
  * Return: 0; -ENODEV (no netdev), -EINVAL (bad address vector) or
- * -EHOSTUNREACH, or a negative errno when the packet was dropped on its
- * way (the transport's retransmission recovers, as from any loss):
- * -ENOBUFS when a queue was full, which the requester takes as a sign
- * of congestion.
+ * -EHOSTUNREACH, or a negative errno when the packet, or the batch sent
+ * before it, was dropped on its way (the transport's retransmission
+ * recovers, as from any loss): -ENOBUFS when a queue was full, which the
+ * requester takes as a sign of congestion.
  */
 int vdr_net_xmit(struct vdr_dev *dev, const struct virtio_rdma_av *av,
 		 struct sk_buff *skb, u16 sport, struct vdr_xqp **handoff,
-		 bool *wire)
+		 struct vdr_wire_batch *batch, bool *wire)
 {
 	struct net_device *ndev;
 	struct vdr_dev *peer;
@@ -726,9 +875,16 @@ int vdr_net_xmit(struct vdr_dev *dev, const struct virtio_rdma_av *av,
 		goto err_unlock;
 	}
 	*wire = true;
+	if (!READ_ONCE(wire_batch))
+		batch = NULL;
+	if (batch && vdr_wire_append(batch, av, sgid.gid, skb)) {
+		rcu_read_unlock();
+		return 0;
+	}
 	net = dev_net(ndev);
 	if (v4) {
-		ret = vdr_prepare4(net, ndev, av, sgid.gid, skb);
+		ret = vdr_prepare4(net, ndev, av, sgid.gid, skb,
+				   batch ? VDR_WIRE_BATCH_PKTS : 1);
 	} else {
 		sk6 = ((struct vdr_net *)net_generic(net, vdr_net_id))->sk6;
 		ret = vdr_prepare6(net, sk6, ndev, av, sgid.gid, skb);
@@ -736,7 +892,20 @@ int vdr_net_xmit(struct vdr_dev *dev, const struct virtio_rdma_av *av,
 	rcu_read_unlock();
 	if (ret)
 		goto err;
-	return vdr_net_wire_send(dev, skb, handoff);
+	ret = vdr_net_icrc(skb);
+	if (ret)
+		goto err;
+	skb->ip_summed = CHECKSUM_NONE;
+	if (!batch)
+		return vdr_net_wire_send(dev, skb, 1, vdr_net_udp_payload(skb),
+					 handoff);
+	/* This packet starts the next batch, after the one it could not join. */
+	ret = vdr_net_wire_flush(dev, batch, handoff);
+	batch->head = skb;
+	batch->n = 1;
+	batch->ip_id = v4 ? ntohs(ip_hdr(skb)->id) : 0;
+	batch->bytes = vdr_net_udp_payload(skb);
+	return ret;
 
 einval:
 	ret = -EINVAL;

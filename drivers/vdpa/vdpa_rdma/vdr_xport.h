@@ -81,6 +81,19 @@ static inline u32 vdr_skb_npsn(const struct sk_buff *skb)
 	return max_t(u32, VDR_SKB_CB(skb)->npsn, 1);
 }
 
+/*
+ * The wire packets of one QP's run, sent together when the run ends
+ * (vdr_net.c): the first is routed and carries the others in its
+ * frag_list, as one UDP GSO packet.
+ */
+struct vdr_wire_batch {
+	struct sk_buff *head;
+	struct sk_buff *last;		/* of head's frag_list; NULL: none */
+	u16 n;				/* packets, the head's included */
+	u16 ip_id;			/* IPv4: packet k has ip_id + k */
+	unsigned int bytes;		/* their UDP payloads (counters) */
+};
+
 /* ---- per-QP transport state (vdr_xqp.c, vdr_req.c, vdr_resp.c, vdr_comp.c) ---- */
 
 /* Progress of a send WQE between fetch and completion. */
@@ -134,6 +147,7 @@ struct vdr_xqp {
 	bool may_hand;			/* this run may hand off (vdr_xqp.c) */
 	bool wire;			/* its last packet took the wire */
 	struct vdr_xqp *handoff;	/* locked receiver to run after this */
+	struct vdr_wire_batch txb;	/* this run's wire packets */
 	struct sk_buff_head rxq;	/* packets for this QP (encap_rcv) */
 	unsigned long events;		/* VDR_XQP_EV_*: timers, doorbells */
 
@@ -392,7 +406,9 @@ void vdr_comp_timeout(struct vdr_dev *dev, struct vdr_qp *qp);
 struct sk_buff *vdr_net_alloc_skb(struct vdr_dev *dev, unsigned int len);
 int vdr_net_xmit(struct vdr_dev *dev, const struct virtio_rdma_av *av,
 		 struct sk_buff *skb, u16 sport, struct vdr_xqp **handoff,
-		 bool *wire);
+		 struct vdr_wire_batch *batch, bool *wire);
+int vdr_net_wire_flush(struct vdr_dev *dev, struct vdr_wire_batch *b,
+		       struct vdr_xqp **handoff);
 bool vdr_net_av_valid(const struct virtio_rdma_av *av, const u8 *sgid);
 u32 vdr_net_seg_max(struct vdr_dev *dev, const struct virtio_rdma_av *av);
 u16 vdr_net_sport(const struct virtio_rdma_av *av, u32 lqpn, u32 rqpn);

@@ -556,10 +556,12 @@ int vdr_xqp_send(struct vdr_dev *dev, struct vdr_qp *qp,
 	 * packet in this CPU's softirq (vdr_xqp_wire_deliver()).  That saves
 	 * a worker's wakeup per exchange, the largest cost of a small
 	 * message under a hypervisor.  Outside a run (a command) there is no
-	 * after, and no handoff (vdr_xqp_run_unlock()).
+	 * after, and no handoff (vdr_xqp_run_unlock()).  In a run, wire
+	 * packets leave together at its end (vdr_xqp_run_one()).
 	 */
 	ret = vdr_net_xmit(dev, av, skb, vdr_net_sport(av, qp->qpn, pkt->dqpn),
-			   handoff ? &x->handoff : NULL, &wire);
+			   handoff ? &x->handoff : NULL,
+			   x->running ? &x->txb : NULL, &wire);
 	WRITE_ONCE(x->wire, wire);
 	return ret;
 }
@@ -598,6 +600,20 @@ static bool vdr_xqp_run(struct vdr_dev *dev, struct vdr_qp *qp)
 }
 
 /*
+ * The wire packets of the run that ends (vdr_net.c), with the run's
+ * handoff; a full queue on their way is congestion, as for a packet sent
+ * alone (vdr_req_packet()).
+ */
+static void vdr_xqp_flush_wire(struct vdr_xqp *x)
+{
+	int err = vdr_net_wire_flush(x->dev, &x->txb,
+				     x->may_hand ? &x->handoff : NULL);
+
+	if (err == -ENOBUFS && vdr_qp_is_rc(x->qp))
+		x->cwnd = roce_rel_cwnd_loss(x->cwnd);
+}
+
+/*
  * One run of a QP whose lock the caller took; the lock is released.
  * Returns the QP this run handed off to, locked (vdr_xqp_send()).
  */
@@ -614,6 +630,7 @@ static struct vdr_xqp *vdr_xqp_run_one(struct vdr_xqp *x, bool may_hand)
 		x->running = true;
 		x->may_hand = may_hand;
 		more = vdr_xqp_run(x->dev, x->qp);
+		vdr_xqp_flush_wire(x);
 		x->running = false;
 	}
 	peer = x->handoff;
