@@ -41,6 +41,21 @@ pair_setup() {
 	echo "devices: $ib_a (gid $gi_a) in $A, $ib_b (gid $gi_b) in $B"
 	[[ $(ibv_devices) == *"$ib_a"* ]] || fail "libibverbs does not list $ib_a"
 }
+# The pair's IPv6 link-local GIDs, once out of DAD (a tentative address neither
+# sends nor receives): sets ll_a and ll_b, and their GID indices gi6_a and gi6_b.
+pair_ll_ready() { # netns netdev
+	! ip -n "$1" -6 addr show dev "$2" scope link | grep -q tentative &&
+		ip -n "$1" -6 addr show dev "$2" scope link | grep -q inet6
+}
+# shellcheck disable=SC2034 # the variables are for the caller
+pair_ipv6() {
+	ll_a=$(ll_gid "$PAIR_MAC_A")
+	ll_b=$(ll_gid "$PAIR_MAC_B")
+	poll 20 pair_ll_ready "$A" va && poll 20 pair_ll_ready "$B" vb ||
+		fail "no IPv6 link-local address"
+	gi6_a=$(wait_gid "$ib_a" "$ll_a") || fail "$ib_a has no GID for $ll_a"
+	gi6_b=$(wait_gid "$ib_b" "$ll_b") || fail "$ib_b has no GID for $ll_b"
+}
 # The path the pair's RoCE packets took: with the same-host path on (the vDPA device's
 # sysfs same_host) none crosses the veth; on the wire each one does.  Counted from
 # pair_setup, which created both.
