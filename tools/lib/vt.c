@@ -191,8 +191,9 @@ void vt_qp_connect(struct ibv_qp *qp, const struct vt_conn *c)
 	}
 }
 
-int vt_srq_post_slots(struct ibv_srq *srq, uint8_t *buf, struct ibv_mr *mr,
-		      size_t slot, unsigned int first, unsigned int n)
+int vt_post_slots(struct ibv_qp *qp, struct ibv_srq *srq, uint8_t *buf,
+		  struct ibv_mr *mr, size_t slot, unsigned int first,
+		  unsigned int n)
 {
 	struct ibv_recv_wr wr, *bad;
 	struct ibv_sge sge;
@@ -207,7 +208,8 @@ int vt_srq_post_slots(struct ibv_srq *srq, uint8_t *buf, struct ibv_mr *mr,
 		wr.wr_id = i;
 		wr.sg_list = &sge;
 		wr.num_sge = 1;
-		err = ibv_post_srq_recv(srq, &wr, &bad);
+		err = srq ? ibv_post_srq_recv(srq, &wr, &bad) :
+			    ibv_post_recv(qp, &wr, &bad);
 		if (err)
 			return err;
 	}

@@ -39,11 +39,13 @@ void vt_sleep_us(unsigned int us);
 struct ibv_device *vt_find_device(const char *name);
 /*
  * Receives for slots [first, first + n) of @buf, each @slot bytes of
- * @mr, to @srq, each with its slot number as wr_id: 0 or the errno of
- * ibv_post_srq_recv().
+ * @mr, to @srq, or to @qp's receive queue when @srq is NULL, each with its
+ * slot number as wr_id: 0 or the errno of ibv_post_srq_recv() or
+ * ibv_post_recv().
  */
-int vt_srq_post_slots(struct ibv_srq *srq, uint8_t *buf, struct ibv_mr *mr,
-		      size_t slot, unsigned int first, unsigned int n);
+int vt_post_slots(struct ibv_qp *qp, struct ibv_srq *srq, uint8_t *buf,
+		  struct ibv_mr *mr, size_t slot, unsigned int first,
+		  unsigned int n);
 
 /* The device called @name, opened; exits if there is none. */
 struct ibv_context *vt_open_device(const char *name);

@@ -98,7 +98,7 @@ static uint8_t pattern(unsigned int msg, unsigned int i)
 /* Posts receives for slots [first, first + n) of A's buffer. */
 static int srq_post(struct ibv_srq *srq, unsigned int first, unsigned int n)
 {
-	return vt_srq_post_slots(srq, da.buf, da.mr, SLOT, first, n);
+	return vt_post_slots(NULL, srq, da.buf, da.mr, SLOT, first, n);
 }
 
 /* B sends message @msg on @qp (for UD, to @ah / @rqpn). */

@@ -352,7 +352,7 @@ static bool expect_unexpected(const char *what, uint64_t tag, size_t len)
 	}
 	unexp++;
 	tmh = (const struct ibv_tmh *)(sbuf + c.wr_id * USLOT);
-	if (vt_srq_post_slots(srq, sbuf, smr, USLOT, c.wr_id, 1))
+	if (vt_post_slots(NULL, srq, sbuf, smr, USLOT, c.wr_id, 1))
 		vt_die("ibv_post_srq_recv");
 	next_uslot++;
 	return be64toh(tmh->tag) == tag && tmh->opcode == IBV_TMH_EAGER;
@@ -443,11 +443,8 @@ static void setup_qps(void)
 		.qp_type = IBV_QPT_RC,
 	};
 	struct vt_conn c = { .psn = 0x200 };
-	struct ibv_recv_wr rwr, *rbad;
 	struct ibv_send_wr swr = {}, *sbad;
-	struct ibv_sge sge;
 	struct ibv_qp *bad;
-	unsigned int i;
 
 	bad = tm_qp(IBV_QPT_RC, 1);
 	vt_check(!bad && errno == EINVAL,
@@ -476,18 +473,9 @@ static void setup_qps(void)
 
 	vt_check(ibv_post_send(sqp, &swr, &sbad) == EINVAL,
 		 "post_send on a QP of a TM-SRQ (no send queue) -> EINVAL");
-	for (i = 0; i < NFIN; i++) {
-		sge.addr = (uintptr_t)cbuf + C_FIN + i * FIN_SLOT;
-		sge.length = FIN_SLOT;
-		sge.lkey = cmr->lkey;
-		memset(&rwr, 0, sizeof(rwr));
-		rwr.wr_id = i;
-		rwr.sg_list = &sge;
-		rwr.num_sge = 1;
-		if (ibv_post_recv(cqp, &rwr, &rbad))
-			vt_die("ibv_post_recv (client)");
-	}
-	if (vt_srq_post_slots(srq, sbuf, smr, USLOT, 0, NUNEXP))
+	if (vt_post_slots(cqp, NULL, cbuf + C_FIN, cmr, FIN_SLOT, 0, NFIN))
+		vt_die("ibv_post_recv (client)");
+	if (vt_post_slots(NULL, srq, sbuf, smr, USLOT, 0, NUNEXP))
 		vt_die("ibv_post_srq_recv");
 }
 
@@ -730,8 +718,6 @@ static bool client_fin(uint64_t tag)
 {
 	uint64_t end = vt_now_ms() + WAIT_MS;
 	const struct ibv_tmh *tmh;
-	struct ibv_recv_wr wr, *bad;
-	struct ibv_sge sge;
 	struct ibv_wc wc;
 	int r;
 
@@ -750,14 +736,7 @@ static bool client_fin(uint64_t tag)
 		return false;
 	}
 	tmh = (const struct ibv_tmh *)(cbuf + C_FIN + wc.wr_id * FIN_SLOT);
-	sge.addr = (uintptr_t)tmh;
-	sge.length = FIN_SLOT;
-	sge.lkey = cmr->lkey;
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wc.wr_id;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	if (ibv_post_recv(cqp, &wr, &bad))
+	if (vt_post_slots(cqp, NULL, cbuf + C_FIN, cmr, FIN_SLOT, wc.wr_id, 1))
 		vt_die("ibv_post_recv (client)");
 	return wc.byte_len == TMH + RVH && tmh->opcode == IBV_TMH_FIN &&
 	       be64toh(tmh->tag) == tag;

@@ -132,13 +132,13 @@ static uint32_t srq_num(struct ibv_srq *s)
 /* Receives in A's buffer (the first PD), wr_id = slot. */
 static int srq_post(struct ibv_srq *srq, unsigned int first, unsigned int n)
 {
-	return vt_srq_post_slots(srq, da.buf, da.mr, SLOT, first, n);
+	return vt_post_slots(NULL, srq, da.buf, da.mr, SLOT, first, n);
 }
 
 /* Receives in the second PD's buffer, wr_id = slot. */
 static int srq_post2(struct ibv_srq *srq, unsigned int first, unsigned int n)
 {
-	return vt_srq_post_slots(srq, buf2, mr2, SLOT, first, n);
+	return vt_post_slots(NULL, srq, buf2, mr2, SLOT, first, n);
 }
 
 /* The target and the initiator, connected to each other. */
