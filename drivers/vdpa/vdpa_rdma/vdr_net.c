@@ -696,9 +696,9 @@ MODULE_PARM_DESC(wire_batch,
 
 /*
  * Most packets and bytes (IP header to the last ICRC) of a batch: an IP
- * packet's 64 KiB, with room for the link header that GSO counts too.
- * ip_ids: the IPv4 IDs a head takes for its batch (vdr_prepare4()); with
- * DF set an ID only needs to be unique among a flow's recent packets.
+ * packet's 64 KiB, with room for the link header that GSO counts too.  A
+ * head takes as many IPv4 IDs as a batch may have packets (vdr_prepare4());
+ * with DF set an ID only needs to differ among a flow's recent packets.
  */
 #define VDR_WIRE_BATCH_PKTS	64
 #define VDR_WIRE_BATCH_BYTES	(60 * 1024)
