@@ -924,8 +924,16 @@ static int traffic_main(int rounds, int clean)
 	random_mode = true;
 	for (i = 0; i < rounds; i++) {
 		r = traffic_round(i);
-		if (r < 0)
+		if (r < 0) {
+			/*
+			 * Keep the QPs while the scenario reads their state
+			 * (debugfs, root only): a hang is found here and
+			 * explained there.
+			 */
+			printf("stuck\n");
+			wait_line();
 			return 1;
+		}
 		if (r) {
 			rounds_err++;
 			recovered++;
