@@ -636,11 +636,14 @@ static int vdr_net_icrc(struct sk_buff *skb)
 				      skb->protocol == htons(ETH_P_IP) ? 4 : 6);
 }
 
-/* A packet's UDP payload, BTH through ICRC: what the counters count. */
+/*
+ * The UDP payload, BTH through ICRC, of a packet or of a batch whose data
+ * is the head's IP header (the packets in its frag_list add their UDP
+ * payloads only): what the counters count.
+ */
 static unsigned int vdr_net_udp_payload(const struct sk_buff *skb)
 {
-	return skb_tail_pointer(skb) - skb_transport_header(skb) -
-	       sizeof(struct udphdr);
+	return skb->len - skb_transport_offset(skb) - sizeof(struct udphdr);
 }
 
 /*
@@ -734,7 +737,7 @@ static bool vdr_wire_append(struct vdr_wire_batch *b,
 
 	if (v4) {
 		vdr_push_ip4(skb, av, sgid);
-		ip_hdr(skb)->id = htons(b->ip_id + b->n);
+		ip_hdr(skb)->id = htons(ntohs(ip_hdr(head)->id) + b->n);
 	} else {
 		vdr_push_ip6(skb, av, sgid);
 	}
@@ -743,7 +746,6 @@ static bool vdr_wire_append(struct vdr_wire_batch *b,
 		__skb_pull(skb, skb_transport_offset(skb));
 		return false;
 	}
-	b->bytes += vdr_net_udp_payload(skb);
 	__skb_pull(skb, skb_transport_offset(skb) + sizeof(struct udphdr));
 	if (b->last)
 		b->last->next = skb;
@@ -805,7 +807,8 @@ int vdr_net_wire_flush(struct vdr_dev *dev, struct vdr_wire_batch *b,
 		atomic_inc(&dev->wire_batches);
 		atomic_add(b->n, &dev->wire_batched);
 	}
-	return vdr_net_wire_send(dev, head, b->n, b->bytes, handoff);
+	return vdr_net_wire_send(dev, head, b->n, vdr_net_udp_payload(head),
+				 handoff);
 }
 
 /**
@@ -903,8 +906,6 @@ int vdr_net_xmit(struct vdr_dev *dev, const struct virtio_rdma_av *av,
 	ret = vdr_net_wire_flush(dev, batch, handoff);
 	batch->head = skb;
 	batch->n = 1;
-	batch->ip_id = v4 ? ntohs(ip_hdr(skb)->id) : 0;
-	batch->bytes = vdr_net_udp_payload(skb);
 	return ret;
 
 einval:

@@ -90,8 +90,6 @@ struct vdr_wire_batch {
 	struct sk_buff *head;
 	struct sk_buff *last;		/* of head's frag_list; NULL: none */
 	u16 n;				/* packets, the head's included */
-	u16 ip_id;			/* IPv4: packet k has ip_id + k */
-	unsigned int bytes;		/* their UDP payloads (counters) */
 };
 
 /* ---- per-QP transport state (vdr_xqp.c, vdr_req.c, vdr_resp.c, vdr_comp.c) ---- */
