@@ -36,7 +36,7 @@
  * Softirq context (UDP encap_rcv, the QP timers) only queues packets to a
  * QP and schedules its work.
  *
- * Lock order: dev->lock -> qp->lock -> mr->lock -> iotlb_lock;
+ * Lock order: dev->lock -> qp->lock -> mr->lock -> iotlb_lock -> iotlb_rw;
  * dev->lock -> doorbellq vq->lock -> qp->lock (taken with a trylock);
  * qp->lock -> srq->lock (the SRQ's consumer side, which the works of all
  * the QPs attached to it take, and a TM-SRQ's tag list, which its ops
@@ -268,8 +268,11 @@ struct vdr_mr {
 	u32 max_pages;		/* FAST */
 	u64 page_list_addr;	/* FAST: driver-owned page list */
 	u64 *pages;		/* USER, FAST: DMA addresses */
-	/* Held by the data path while it uses the MR; see the model above. */
-	spinlock_t lock;
+	/*
+	 * Held by the data path while it uses the MR, shared; exclusive by
+	 * whatever changes it.  See the model above.
+	 */
+	rwlock_t lock;
 	bool dead;		/* deregistered or replaced */
 	struct rcu_head rcu;
 };
@@ -416,8 +419,15 @@ struct vdr_dev {
 	struct vdr_vq *vqs;
 	struct virtio_rdma_config config;
 
-	/* Guest memory as the device sees it: identity or the vhost map. */
+	/*
+	 * Guest memory as the device sees it: identity or the vhost map.
+	 * Payload copies translate under iotlb_rw, shared, so that the QPs
+	 * of all CPUs copy at once; vringh (which wants a spinlock) and the
+	 * control path under iotlb_lock; a change of the map takes both,
+	 * iotlb_lock first (vdr_iotlb_change()).
+	 */
 	spinlock_t iotlb_lock;
+	rwlock_t iotlb_rw;
 	struct vhost_iotlb iotlb;
 	bool iotlb_pt;
 

@@ -55,6 +55,7 @@ static int env_init(struct kunit *test)
 	e->dev = kunit_kzalloc(test, sizeof(*e->dev), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, e->dev);
 	spin_lock_init(&e->dev->iotlb_lock);
+	rwlock_init(&e->dev->iotlb_rw);
 	vhost_iotlb_init(&e->dev->iotlb, 16, 0);
 	KUNIT_ASSERT_EQ(test, vhost_iotlb_add_range(&e->dev->iotlb, 0,
 						    ULONG_MAX, 0,
@@ -93,9 +94,9 @@ static int env_init(struct kunit *test)
 	/* As ALLOC_MR does: REG_MR fills the page list in place. */
 	e->fast.pages = kvcalloc(4, sizeof(u64), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, e->fast.pages);
-	spin_lock_init(&e->user.lock);
-	spin_lock_init(&e->dma.lock);
-	spin_lock_init(&e->fast.lock);
+	rwlock_init(&e->user.lock);
+	rwlock_init(&e->dma.lock);
+	rwlock_init(&e->fast.lock);
 	KUNIT_ASSERT_EQ(test, xa_err(xa_store(&e->dev->mrs, 1, &e->user,
 					      GFP_KERNEL)), 0);
 	KUNIT_ASSERT_EQ(test, xa_err(xa_store(&e->dev->mrs, 2, &e->dma,
@@ -112,8 +113,8 @@ static int env_init(struct kunit *test)
 		.index = 5, .key = KEY(5, 0x50), .kind = VDR_MW_TYPE2,
 		.pd = &e->pd,
 	};
-	spin_lock_init(&e->mw1.lock);
-	spin_lock_init(&e->mw2.lock);
+	rwlock_init(&e->mw1.lock);
+	rwlock_init(&e->mw2.lock);
 	KUNIT_ASSERT_EQ(test, xa_err(xa_store(&e->dev->mrs, 4, &e->mw1,
 					      GFP_KERNEL)), 0);
 	KUNIT_ASSERT_EQ(test, xa_err(xa_store(&e->dev->mrs, 5, &e->mw2,
@@ -126,7 +127,7 @@ static int env_init(struct kunit *test)
 	e->mk.entries = kunit_kcalloc(test, VDR_MAX_MKEY_ENTRIES,
 				      sizeof(*e->mk.entries), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, e->mk.entries);
-	spin_lock_init(&e->mk.lock);
+	rwlock_init(&e->mk.lock);
 	KUNIT_ASSERT_EQ(test, xa_err(xa_store(&e->dev->mrs, 6, &e->mk,
 					      GFP_KERNEL)), 0);
 	e->qa = kunit_kzalloc(test, sizeof(*e->qa), GFP_KERNEL);
@@ -166,9 +167,9 @@ static int copy(struct env *e, struct vdr_mr *mr, u64 addr, void *buf,
 {
 	int ret;
 
-	spin_lock(&mr->lock);
+	read_lock(&mr->lock);
 	ret = vdr_mr_copy(e->dev, mr, addr, buf, len, dir);
-	spin_unlock(&mr->lock);
+	read_unlock(&mr->lock);
 	return ret;
 }
 
@@ -177,10 +178,10 @@ static int atomic_op(struct env *e, u64 addr, enum vdr_atomic_op op,
 {
 	int ret;
 
-	spin_lock(&e->user.lock);
+	read_lock(&e->user.lock);
 	ret = vdr_mr_atomic(e->dev, &e->user, addr, op, compare_add, swap,
 			    orig);
-	spin_unlock(&e->user.lock);
+	read_unlock(&e->user.lock);
 	return ret;
 }
 
@@ -888,7 +889,9 @@ static void ring_pages_held(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, page_ref_count(pg), refs + 1);
 	/* set_map without the page: the ring keeps it. */
 	spin_lock(&e->dev->iotlb_lock);
+	write_lock(&e->dev->iotlb_rw);
 	vhost_iotlb_reset(&e->dev->iotlb);
+	write_unlock(&e->dev->iotlb_rw);
 	spin_unlock(&e->dev->iotlb_lock);
 	KUNIT_EXPECT_EQ(test, page_ref_count(pg), refs + 1);
 	vdr_ring_unmap(&ring);

@@ -280,12 +280,27 @@ static void vdr_iotlb_default(struct vdr_dev *dev)
 {
 	bool pt = vdr_driver_is_kernel(dev);
 
-	lockdep_assert_held(&dev->iotlb_lock);
+	lockdep_assert_held_write(&dev->iotlb_rw);
 	vhost_iotlb_reset(&dev->iotlb);
 	if (pt)
 		vhost_iotlb_add_range(&dev->iotlb, 0, ULONG_MAX, 0,
 				      VHOST_MAP_RW);
 	dev->iotlb_pt = pt;
+}
+
+/* A change of the IOTLB excludes vringh and the control path, then copies. */
+static void vdr_iotlb_change(struct vdr_dev *dev)
+	__acquires(&dev->iotlb_lock) __acquires(&dev->iotlb_rw)
+{
+	spin_lock(&dev->iotlb_lock);
+	write_lock(&dev->iotlb_rw);
+}
+
+static void vdr_iotlb_changed(struct vdr_dev *dev)
+	__releases(&dev->iotlb_rw) __releases(&dev->iotlb_lock)
+{
+	write_unlock(&dev->iotlb_rw);
+	spin_unlock(&dev->iotlb_lock);
 }
 
 /*
@@ -313,11 +328,11 @@ static void vdr_do_reset(struct vdr_dev *dev, u32 flags)
 	 * Also when virtio_vdpa, which never maps, finds the mappings of a
 	 * vhost-vdpa user that had the device before.
 	 */
-	spin_lock(&dev->iotlb_lock);
+	vdr_iotlb_change(dev);
 	if ((flags & VDPA_RESET_F_CLEAN_MAP) ||
 	    (!dev->iotlb_pt && vdr_driver_is_kernel(dev)))
 		vdr_iotlb_default(dev);
-	spin_unlock(&dev->iotlb_lock);
+	vdr_iotlb_changed(dev);
 
 	dev->features = 0;
 	dev->status = 0;
@@ -453,7 +468,7 @@ static int vdr_set_map(struct vdpa_device *vdpa, unsigned int asid,
 	if (asid)
 		return -EINVAL;
 
-	spin_lock(&dev->iotlb_lock);
+	vdr_iotlb_change(dev);
 	vhost_iotlb_reset(&dev->iotlb);
 	dev->iotlb_pt = false;
 	for (map = vhost_iotlb_itree_first(iotlb, 0, ULLONG_MAX); map;
@@ -465,7 +480,7 @@ static int vdr_set_map(struct vdpa_device *vdpa, unsigned int asid,
 			break;
 		}
 	}
-	spin_unlock(&dev->iotlb_lock);
+	vdr_iotlb_changed(dev);
 	return ret;
 }
 
@@ -476,9 +491,9 @@ static int vdr_reset_map(struct vdpa_device *vdpa, unsigned int asid)
 	if (asid)
 		return -EINVAL;
 
-	spin_lock(&dev->iotlb_lock);
+	vdr_iotlb_change(dev);
 	vdr_iotlb_default(dev);
-	spin_unlock(&dev->iotlb_lock);
+	vdr_iotlb_changed(dev);
 	return 0;
 }
 
@@ -568,6 +583,7 @@ static int vdr_dev_init(struct vdr_dev *dev, const char *name, u16 nqp)
 	INIT_WORK(&dev->db_work, vdr_db_work_fn);
 	spin_lock_init(&dev->gid_lock);
 	spin_lock_init(&dev->iotlb_lock);
+	rwlock_init(&dev->iotlb_rw);
 	spin_lock_init(&dev->ev_lock);
 	INIT_LIST_HEAD(&dev->list);
 	xa_init_flags(&dev->pds, XA_FLAGS_ALLOC);

@@ -14,7 +14,10 @@
  * RCU and used under its own lock, from the key checks to the end of the
  * copy, so a concurrent fast registration, invalidation, DEREG_MR or
  * replacement is seen either entirely or not at all, and once a command
- * has marked an MR dead no access touches its pages any more.
+ * has marked an MR dead no access touches its pages any more.  Accesses
+ * take that lock shared (it is a rwlock): the QPs that copy into or out of
+ * one MR, as every perftest with several QPs does, copy at the same time;
+ * whatever changes the MR takes it exclusive.
  */
 #include <kunit/visibility.h>
 #include <linux/export.h>
@@ -94,8 +97,8 @@ int vdr_mr_copy(struct vdr_dev *dev, struct vdr_mr *mr, u64 addr,
 	void *va;
 	int ret = 0;
 
-	lockdep_assert_held(&mr->lock);
-	spin_lock(&dev->iotlb_lock);
+	lockdep_assert_held_read(&mr->lock);
+	read_lock(&dev->iotlb_rw);
 	while (len) {
 		seg = len;
 		dma = vdr_mr_dma(mr, addr, &seg);
@@ -120,7 +123,7 @@ int vdr_mr_copy(struct vdr_dev *dev, struct vdr_mr *mr, u64 addr,
 		}
 	}
 out:
-	spin_unlock(&dev->iotlb_lock);
+	read_unlock(&dev->iotlb_rw);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(vdr_mr_copy);
@@ -152,7 +155,7 @@ int vdr_mr_atomic(struct vdr_dev *dev, struct vdr_mr *mr, u64 addr,
 	u64 *p;
 	void *va;
 
-	lockdep_assert_held(&mr->lock);
+	lockdep_assert_held_read(&mr->lock);
 	if (addr & (sizeof(u64) - 1))
 		return -EINVAL;
 	dma = vdr_mr_dma(mr, addr, &seg);
@@ -160,10 +163,10 @@ int vdr_mr_atomic(struct vdr_dev *dev, struct vdr_mr *mr, u64 addr,
 	if (seg != sizeof(u64) || (dma & (sizeof(u64) - 1)))
 		return -EINVAL;
 
-	spin_lock(&dev->iotlb_lock);
+	read_lock(&dev->iotlb_rw);
 	page = vdr_translate(dev, dma, VHOST_MAP_RW, &chunk, &offset);
 	if (!page || chunk != sizeof(u64)) {
-		spin_unlock(&dev->iotlb_lock);
+		read_unlock(&dev->iotlb_rw);
 		return VDR_MEM_EFAULT;
 	}
 	va = kmap_local_page(page);
@@ -171,14 +174,14 @@ int vdr_mr_atomic(struct vdr_dev *dev, struct vdr_mr *mr, u64 addr,
 	/*
 	 * One instruction each, never a retry loop: the word is in memory
 	 * its owner may rewrite as fast as it likes, and a loop would keep
-	 * this CPU under iotlb_lock for as long as it does.
+	 * this CPU under iotlb_rw for as long as it does.
 	 */
 	if (op == VDR_ATOMIC_CMP_SWP)
 		old = cmpxchg64(p, compare_add, swap);
 	else
 		old = atomic64_fetch_add(compare_add, (atomic64_t *)p);
 	kunmap_local(va);
-	spin_unlock(&dev->iotlb_lock);
+	read_unlock(&dev->iotlb_rw);
 	*orig = old;
 	return 0;
 }
@@ -271,7 +274,7 @@ static int vdr_mw_access(struct vdr_dev *dev, struct vdr_mr *w,
 	u64 mr_addr;
 	int err;
 
-	spin_lock(&w->lock);
+	read_lock(&w->lock);
 	err = vdr_mw_check_locked(w, pd, rqp, key, access, addr, len);
 	if (err)
 		goto out;
@@ -279,14 +282,14 @@ static int vdr_mw_access(struct vdr_dev *dev, struct vdr_mr *w,
 	mr = vdr_key_lookup(dev, w->mw_mr_key);
 	err = VDR_MEM_EINVALID;
 	if (mr) {
-		spin_lock_nested(&mr->lock, SINGLE_DEPTH_NESTING);
+		read_lock(&mr->lock);
 		err = vdr_mw_mr_check_locked(mr, w, access, mr_addr, len);
 		if (!err)
 			err = vdr_key_op_run(dev, mr, mr_addr, len, op);
-		spin_unlock(&mr->lock);
+		read_unlock(&mr->lock);
 	}
 out:
-	spin_unlock(&w->lock);
+	read_unlock(&w->lock);
 	return err;
 }
 
@@ -360,7 +363,7 @@ static int vdr_mkey_access(struct vdr_dev *dev, struct vdr_mr *mk,
 	u32 chunk;
 	int err;
 
-	spin_lock(&mk->lock);
+	read_lock(&mk->lock);
 	err = vdr_mr_check_locked(mk, pd, key, access, addr, len);
 	if (err || op->what == VDR_KEY_CHECK)
 		goto out;
@@ -373,12 +376,12 @@ static int vdr_mkey_access(struct vdr_dev *dev, struct vdr_mr *mk,
 		err = VDR_MEM_ENOKEY;
 		if (!mr || mr->kind == VDR_MKEY || vdr_key_is_mw(mr->kind))
 			break;
-		spin_lock_nested(&mr->lock, SINGLE_DEPTH_NESTING);
+		read_lock(&mr->lock);
 		err = vdr_mkey_mr_check_locked(mr, mk, e->lkey, access,
 					       mr_addr, chunk);
 		if (!err)
 			err = vdr_key_op_run(dev, mr, mr_addr, chunk, &piece);
-		spin_unlock(&mr->lock);
+		read_unlock(&mr->lock);
 		if (err)
 			break;
 		if (op->what == VDR_KEY_COPY)
@@ -387,7 +390,7 @@ static int vdr_mkey_access(struct vdr_dev *dev, struct vdr_mr *mk,
 		len -= chunk;
 	}
 out:
-	spin_unlock(&mk->lock);
+	read_unlock(&mk->lock);
 	return err;
 }
 
@@ -407,11 +410,11 @@ static int vdr_key_access(struct vdr_dev *dev, struct vdr_pd *pd,
 	} else if (mr && mr->kind == VDR_MKEY) {
 		err = vdr_mkey_access(dev, mr, pd, key, access, addr, len, op);
 	} else if (mr) {
-		spin_lock(&mr->lock);
+		read_lock(&mr->lock);
 		err = vdr_mr_check_locked(mr, pd, key, access, addr, len);
 		if (!err)
 			err = vdr_key_op_run(dev, mr, addr, len, op);
-		spin_unlock(&mr->lock);
+		read_unlock(&mr->lock);
 	}
 	rcu_read_unlock();
 	return err;
@@ -649,13 +652,13 @@ int vdr_mr_fast_reg(struct vdr_dev *dev, struct vdr_pd *pd,
 	rcu_read_lock();
 	mr = vdr_key_lookup(dev, key);
 	if (mr) {
-		spin_lock(&mr->lock);
+		write_lock(&mr->lock);
 		if (!mr->dead && mr->kind == VDR_MR_FAST && mr->pd == pd &&
 		    !mr->valid && npages <= mr->max_pages)
 			ret = vdr_mr_fast_reg_locked(dev, mr, key, access, iova,
 						     length, page_shift,
 						     npages);
-		spin_unlock(&mr->lock);
+		write_unlock(&mr->lock);
 	}
 	rcu_read_unlock();
 	return ret;
@@ -682,7 +685,7 @@ int vdr_mr_invalidate(struct vdr_dev *dev, struct vdr_pd *pd,
 	rcu_read_lock();
 	mr = vdr_key_lookup(dev, key);
 	if (mr) {
-		spin_lock(&mr->lock);
+		write_lock(&mr->lock);
 		if (vdr_key_is_mw(mr->kind)) {
 			ret = vdr_mw_invalidate_locked(dev, mr, pd, rqp, key);
 		} else if (mr->kind == VDR_MKEY) {
@@ -697,7 +700,7 @@ int vdr_mr_invalidate(struct vdr_dev *dev, struct vdr_pd *pd,
 			mr->valid = false;
 			ret = 0;
 		}
-		spin_unlock(&mr->lock);
+		write_unlock(&mr->lock);
 	}
 	rcu_read_unlock();
 	return ret;

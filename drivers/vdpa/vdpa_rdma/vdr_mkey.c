@@ -174,7 +174,7 @@ int vdr_mkey_configure(struct vdr_dev *dev, const struct vdr_qp *qp,
 	mk = vdr_key_lookup(dev, key);
 	if (!mk)
 		goto out;
-	spin_lock(&mk->lock);
+	write_lock(&mk->lock);
 	if (mk->kind != VDR_MKEY || mk->dead || mk->key != key ||
 	    mk->pd != qp->pd || n > mk->max_entries)
 		goto unlock;
@@ -191,7 +191,7 @@ int vdr_mkey_configure(struct vdr_dev *dev, const struct vdr_qp *qp,
 	}
 	ret = 0;
 unlock:
-	spin_unlock(&mk->lock);
+	write_unlock(&mk->lock);
 out:
 	rcu_read_unlock();
 	return ret;

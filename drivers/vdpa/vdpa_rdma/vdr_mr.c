@@ -14,6 +14,9 @@
 #define VDR_PL_PER_PAGE	512
 #define VDR_PL_PAGE_SIZE	4096
 
+static struct lock_class_key vdr_mw_lock_class;
+static struct lock_class_key vdr_mkey_lock_class;
+
 int vdr_check_access(struct vdr_dev *dev, u32 access, bool is_mr)
 {
 	u32 known = VDR_ACCESS_ALL;
@@ -64,7 +67,15 @@ struct vdr_mr *vdr_key_alloc(struct vdr_dev *dev, u32 pd_handle,
 		*status = VIRTIO_RDMA_STATUS_NOMEM;
 		return NULL;
 	}
-	spin_lock_init(&mr->lock);
+	rwlock_init(&mr->lock);
+	/*
+	 * Windows and indirect keys are locked before the MRs behind them
+	 * (vdr_mem.c): one lockdep class per kind makes that order visible.
+	 */
+	if (mw)
+		lockdep_set_class(&mr->lock, &vdr_mw_lock_class);
+	else if (kind == VDR_MKEY)
+		lockdep_set_class(&mr->lock, &vdr_mkey_lock_class);
 	/* Reserve the index now; the MR becomes visible once filled in. */
 	ret = xa_alloc_cyclic(&dev->mrs, &index, NULL,
 			      XA_LIMIT(1, VDR_HANDLE_MAX), &dev->mr_next,
@@ -104,7 +115,7 @@ void vdr_key_kill_locked(struct vdr_mr *mr)
 	mr->pages = NULL;
 	entries = mr->entries;
 	mr->entries = NULL;
-	spin_unlock(&mr->lock);
+	write_unlock(&mr->lock);
 	kvfree(pages);
 	kfree(entries);
 	vdr_pd_put(mr->pd);
@@ -124,7 +135,7 @@ void vdr_key_unpublish(struct vdr_dev *dev, struct vdr_mr *mr)
 static void vdr_key_free(struct vdr_dev *dev, struct vdr_mr *mr)
 {
 	vdr_key_unpublish(dev, mr);
-	spin_lock(&mr->lock);
+	write_lock(&mr->lock);
 	vdr_key_kill_locked(mr);
 }
 
@@ -251,7 +262,7 @@ static int vdr_mr_replace(struct vdr_dev *dev, struct vdr_mr *old,
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return VIRTIO_RDMA_STATUS_NOMEM;
-	spin_lock_init(&mr->lock);
+	rwlock_init(&mr->lock);
 	mr->pd = vdr_pd_get(dev, pd_handle);
 	mr->index = old->index;
 	mr->key = old->key;
@@ -340,9 +351,9 @@ int vdr_cmd_create_mr(struct vdr_dev *dev)
 		 * the old one once the new one is in.  The slot exists, so the
 		 * store allocates nothing.
 		 */
-		spin_lock(&old->lock);
+		write_lock(&old->lock);
 		if (atomic_read(&old->nr_mw)) {
-			spin_unlock(&old->lock);
+			write_unlock(&old->lock);
 			vdr_pd_put(mr->pd);
 			kfree(mr);
 			status = VIRTIO_RDMA_STATUS_BUSY;
@@ -400,9 +411,9 @@ int vdr_cmd_dereg_mr(struct vdr_dev *dev)
 	if (!mr || vdr_key_is_mw(mr->kind))
 		return VIRTIO_RDMA_STATUS_NOENT;
 	/* A bind checks the MR under its lock: no window appears after this. */
-	spin_lock(&mr->lock);
+	write_lock(&mr->lock);
 	if (atomic_read(&mr->nr_mw)) {
-		spin_unlock(&mr->lock);
+		write_unlock(&mr->lock);
 		return VIRTIO_RDMA_STATUS_BUSY;
 	}
 	vdr_key_unpublish(dev, mr);

@@ -111,7 +111,7 @@ int vdr_mw_bind(struct vdr_dev *dev, const struct vdr_qp *qp,
 	w = vdr_key_lookup(dev, rkey);
 	if (!w)
 		goto out;
-	spin_lock(&w->lock);
+	write_lock(&w->lock);
 	if (!vdr_mw_bind_ok(w, qp, access, length))
 		goto unlock_w;
 	if (length) {
@@ -119,15 +119,18 @@ int vdr_mw_bind(struct vdr_dev *dev, const struct vdr_qp *qp,
 		/* The kind never changes: checked before taking a second lock. */
 		if (!mr || vdr_key_is_mw(mr->kind) || mr->kind == VDR_MKEY)
 			goto unlock_w;
-		/* Windows before MRs, as for accesses (vdr_mem.c). */
-		spin_lock_nested(&mr->lock, SINGLE_DEPTH_NESTING);
+		/*
+		 * Windows before MRs, as for accesses (vdr_mem.c).  Shared:
+		 * DEREG_MR and replacement read the count exclusive.
+		 */
+		read_lock(&mr->lock);
 		if (!vdr_mw_mr_ok(mr, qp, lkey, access, addr, length)) {
-			spin_unlock(&mr->lock);
+			read_unlock(&mr->lock);
 			goto unlock_w;
 		}
 		/* Under the MR's lock: DEREG_MR sees it (vdr_mr.c). */
 		atomic_inc(&mr->nr_mw);
-		spin_unlock(&mr->lock);
+		read_unlock(&mr->lock);
 	}
 	if (w->valid)
 		vdr_mw_unbind_locked(dev, w);
@@ -143,7 +146,7 @@ int vdr_mw_bind(struct vdr_dev *dev, const struct vdr_qp *qp,
 	}
 	ret = 0;
 unlock_w:
-	spin_unlock(&w->lock);
+	write_unlock(&w->lock);
 out:
 	rcu_read_unlock();
 	return ret;
@@ -216,7 +219,7 @@ int vdr_cmd_dealloc_mw(struct vdr_dev *dev)
 		return VIRTIO_RDMA_STATUS_NOENT;
 	vdr_key_unpublish(dev, w);
 	rcu_read_lock();
-	spin_lock(&w->lock);
+	write_lock(&w->lock);
 	if (w->valid)
 		vdr_mw_unbind_locked(dev, w);
 	vdr_key_kill_locked(w);

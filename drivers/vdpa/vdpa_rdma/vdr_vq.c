@@ -226,7 +226,8 @@ struct page *vdr_translate(struct vdr_dev *dev, u64 addr, u32 perm,
 	struct vhost_iotlb_map *map;
 	u64 pa, room;
 
-	lockdep_assert_held(&dev->iotlb_lock);
+	lockdep_assert(lockdep_is_held(&dev->iotlb_lock) ||
+		       lockdep_is_held(&dev->iotlb_rw));
 
 	map = vhost_iotlb_itree_first(&dev->iotlb, addr, addr);
 	if (!map || (map->perm & perm) != perm)
