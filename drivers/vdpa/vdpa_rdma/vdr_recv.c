@@ -195,17 +195,18 @@ bool vdr_recv_must_wait(struct vdr_xqp *x, struct sk_buff *skb)
  * vdr_recv_process - execute a budget of the QP's received packets
  * @dev: the device
  * @qp: the QP; its work runs, under qp->lock
+ * @budget: packets this run may still take; one per packet taken
  *
  * Return: true when packets are left that can be processed now.
  */
-bool vdr_recv_process(struct vdr_dev *dev, struct vdr_qp *qp)
+bool vdr_recv_process(struct vdr_dev *dev, struct vdr_qp *qp, u32 *budget)
 {
 	struct vdr_xqp *x = qp->xqp;
 	struct roce_pkt pkt;
 	struct sk_buff *skb;
-	int i, err;
+	int err;
 
-	for (i = 0; i < VDR_XQP_BUDGET; i++) {
+	for (; *budget; (*budget)--) {
 		skb = vdr_xqp_rx_dequeue(x);
 		if (!skb)
 			return false;

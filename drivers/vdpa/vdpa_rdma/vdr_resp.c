@@ -492,6 +492,8 @@ static bool vdr_resp_read_packet(struct vdr_dev *dev, struct vdr_qp *qp,
  * vdr_resp_read_continue - send a budget of the READ response in progress
  * @dev: the device
  * @qp: the responder QP (its work, under qp->lock)
+ * @budget: path-MTU packets this run may still send; what was sent is
+ *	    taken from it
  *
  * A READ of up to 2 GiB is answered a budget at a time, so that one QP's
  * large READ delays the others by one budget at most.  A packet that
@@ -501,16 +503,16 @@ static bool vdr_resp_read_packet(struct vdr_dev *dev, struct vdr_qp *qp,
  * Return: true when the QP has more to do (responses, or requests that
  * waited for this READ).
  */
-bool vdr_resp_read_continue(struct vdr_dev *dev, struct vdr_qp *qp)
+bool vdr_resp_read_continue(struct vdr_dev *dev, struct vdr_qp *qp,
+			    u32 *budget)
 {
 	struct vdr_xqp *x = qp->xqp;
-	u32 budget = VDR_XQP_BUDGET;
 
 	if (!x->rd_active)
 		return false;
 	/* The budget is in path-MTU packets: a segment uses several. */
-	while (budget) {
-		if (!vdr_resp_read_packet(dev, qp, &budget)) {
+	while (*budget) {
+		if (!vdr_resp_read_packet(dev, qp, budget)) {
 			x->rd_active = false;
 			return !skb_queue_empty_lockless(&x->rxq);
 		}

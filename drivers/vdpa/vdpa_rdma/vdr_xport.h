@@ -347,7 +347,7 @@ void vdr_net_free(struct vdr_dev *dev);
 /* ---- vdr_recv.c ---- */
 int vdr_recv_queue(struct vdr_dev *dev, struct sk_buff *skb,
 		   struct vdr_xqp **handoff);
-bool vdr_recv_process(struct vdr_dev *dev, struct vdr_qp *qp);
+bool vdr_recv_process(struct vdr_dev *dev, struct vdr_qp *qp, u32 *budget);
 bool vdr_recv_must_wait(struct vdr_xqp *x, struct sk_buff *skb);
 
 /* ---- vdr_xqp.c ---- */
@@ -388,7 +388,8 @@ u32 vdr_seg_len(u32 left, u32 mtu, s32 room, u32 seg_max);
 /* ---- vdr_resp.c ---- */
 void vdr_resp_packet(struct vdr_dev *dev, struct vdr_qp *qp,
 		     struct sk_buff *skb, struct roce_pkt *pkt);
-bool vdr_resp_read_continue(struct vdr_dev *dev, struct vdr_qp *qp);
+bool vdr_resp_read_continue(struct vdr_dev *dev, struct vdr_qp *qp,
+			    u32 *budget);
 void vdr_resp_flush_ack(struct vdr_dev *dev, struct vdr_qp *qp);
 
 /* ---- vdr_tm.c ---- */

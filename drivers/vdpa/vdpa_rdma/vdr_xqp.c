@@ -566,6 +566,31 @@ int vdr_xqp_send(struct vdr_dev *dev, struct vdr_qp *qp,
 	return ret;
 }
 
+/*
+ * The received packets of a run, and the READ responses they start: a
+ * budget of packets taken and one of response packets sent.  A READ
+ * request holds the requests behind it until its response is out
+ * (vdr_recv_must_wait()); once it is, they go on in the same run while
+ * both budgets last, instead of one READ per run (a run, and a requeue of
+ * the work, for each of 128 single-packet READs in flight).  Returns true
+ * when work is left for another run.
+ */
+static bool vdr_xqp_run_recv(struct vdr_dev *dev, struct vdr_qp *qp)
+{
+	u32 rx_budget = VDR_XQP_BUDGET, rd_budget = VDR_XQP_BUDGET;
+	bool more;
+
+	more = vdr_recv_process(dev, qp, &rx_budget);
+	while (qp->state != VIRTIO_RDMA_QPS_ERR &&
+	       vdr_resp_read_continue(dev, qp, &rd_budget)) {
+		/* A response left unfinished, or requests no budget takes. */
+		if (!rd_budget || !rx_budget)
+			return true;
+		more = vdr_recv_process(dev, qp, &rx_budget);
+	}
+	return more;
+}
+
 /* Returns true when the QP has work left for another run. */
 static bool vdr_xqp_run(struct vdr_dev *dev, struct vdr_qp *qp)
 {
@@ -574,12 +599,11 @@ static bool vdr_xqp_run(struct vdr_dev *dev, struct vdr_qp *qp)
 
 	db = test_and_clear_bit(VDR_XQP_EV_SQ_DB, &x->events);
 	db |= test_and_clear_bit(VDR_XQP_EV_RQ_DB, &x->events);
-	more = vdr_recv_process(dev, qp);
+	more = vdr_xqp_run_recv(dev, qp);
 	/* In ERR every post is flushed, which ib_drain_qp() waits for. */
 	if (qp->state == VIRTIO_RDMA_QPS_ERR)
 		return (db && vdr_qp_flush(dev, qp)) || more;
 
-	more |= vdr_resp_read_continue(dev, qp);
 	vdr_resp_flush_ack(dev, qp);
 
 	if (test_and_clear_bit(VDR_XQP_EV_RNR, &x->events))
