@@ -14,8 +14,25 @@
 #define VDR_PL_PER_PAGE	512
 #define VDR_PL_PAGE_SIZE	4096
 
+static struct lock_class_key vdr_mr_lock_class;
 static struct lock_class_key vdr_mw_lock_class;
 static struct lock_class_key vdr_mkey_lock_class;
+
+/*
+ * Windows and indirect keys are locked before the MRs behind them
+ * (vdr_mem.c): one lockdep class per kind, whichever command made the
+ * object, makes that order visible.
+ */
+static void vdr_key_lock_init(struct vdr_mr *mr, enum vdr_mr_kind kind)
+{
+	rwlock_init(&mr->lock);
+	if (vdr_key_is_mw(kind))
+		lockdep_set_class(&mr->lock, &vdr_mw_lock_class);
+	else if (kind == VDR_MKEY)
+		lockdep_set_class(&mr->lock, &vdr_mkey_lock_class);
+	else
+		lockdep_set_class(&mr->lock, &vdr_mr_lock_class);
+}
 
 int vdr_check_access(struct vdr_dev *dev, u32 access, bool is_mr)
 {
@@ -67,15 +84,7 @@ struct vdr_mr *vdr_key_alloc(struct vdr_dev *dev, u32 pd_handle,
 		*status = VIRTIO_RDMA_STATUS_NOMEM;
 		return NULL;
 	}
-	rwlock_init(&mr->lock);
-	/*
-	 * Windows and indirect keys are locked before the MRs behind them
-	 * (vdr_mem.c): one lockdep class per kind makes that order visible.
-	 */
-	if (mw)
-		lockdep_set_class(&mr->lock, &vdr_mw_lock_class);
-	else if (kind == VDR_MKEY)
-		lockdep_set_class(&mr->lock, &vdr_mkey_lock_class);
+	vdr_key_lock_init(mr, kind);
 	/* Reserve the index now; the MR becomes visible once filled in. */
 	ret = xa_alloc_cyclic(&dev->mrs, &index, NULL,
 			      XA_LIMIT(1, VDR_HANDLE_MAX), &dev->mr_next,
@@ -262,7 +271,7 @@ static int vdr_mr_replace(struct vdr_dev *dev, struct vdr_mr *old,
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return VIRTIO_RDMA_STATUS_NOMEM;
-	rwlock_init(&mr->lock);
+	vdr_key_lock_init(mr, old->kind);
 	mr->pd = vdr_pd_get(dev, pd_handle);
 	mr->index = old->index;
 	mr->key = old->key;
