@@ -141,7 +141,7 @@ struct vdr_xqp {
 	struct work_struct work;	/* runs the QP on vdr_wq */
 	bool dead;			/* being destroyed: run no more */
 	/* Handoff (vdr_xqp_send()); all under the QP's lock. */
-	bool running;			/* in vdr_xqp_run_unlock() */
+	bool running;			/* in a run (vdr_xqp_run_one()) */
 	bool may_hand;			/* this run may hand off (vdr_xqp.c) */
 	bool wire;			/* its last packet took the wire */
 	struct vdr_xqp *handoff;	/* locked receiver to run after this */
@@ -238,6 +238,7 @@ struct vdr_xqp {
 #define VDR_XQP_EV_RNR		1
 #define VDR_XQP_EV_SQ_DB	2	/* an SQ doorbell */
 #define VDR_XQP_EV_RQ_DB	3	/* an RQ doorbell */
+#define VDR_XQP_EV_KICK		4	/* work came during a run (vdr_xqp_wake()) */
 
 /* Remember a doorbell (VIRTIO_RDMA_DOORBELL_SQ or _RQ) for the next run. */
 static inline void vdr_xqp_note_doorbell(struct vdr_xqp *x, u32 type)
