@@ -437,7 +437,39 @@ static void xport_seg_len(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vdr_seg_len(0, 4096, 128, seg), 0U);
 }
 
+/*
+ * Work that came during a run: run again while the run took all it had,
+ * VDR_XQP_RERUNS times at most; what is left then, or what a run left
+ * beyond its budget, goes to a worker, behind the QPs queued meanwhile.
+ */
+static void xport_rerun(struct kunit *test)
+{
+	unsigned int runs = 0, i;
+	bool more = false;
+
+	/* Nothing came: the run ends, and nothing is queued. */
+	KUNIT_EXPECT_FALSE(test, vdr_xqp_rerun(false, &more, &runs));
+	KUNIT_EXPECT_FALSE(test, more);
+	for (i = 0; i < VDR_XQP_RERUNS; i++)
+		KUNIT_EXPECT_TRUE(test, vdr_xqp_rerun(true, &more, &runs));
+	KUNIT_EXPECT_FALSE(test, more);
+	KUNIT_EXPECT_FALSE(test, vdr_xqp_rerun(true, &more, &runs));
+	KUNIT_EXPECT_TRUE(test, more);
+	KUNIT_EXPECT_EQ(test, runs, VDR_XQP_RERUNS);
+
+	/* A run that used its whole budget never reruns. */
+	runs = 0;
+	more = true;
+	KUNIT_EXPECT_FALSE(test, vdr_xqp_rerun(true, &more, &runs));
+	KUNIT_EXPECT_TRUE(test, more);
+	KUNIT_EXPECT_EQ(test, runs, 0U);
+	/* ... and is queued again without a kick as well. */
+	KUNIT_EXPECT_FALSE(test, vdr_xqp_rerun(false, &more, &runs));
+	KUNIT_EXPECT_TRUE(test, more);
+}
+
 static struct kunit_case xport_cases[] = {
+	KUNIT_CASE(xport_rerun),
 	KUNIT_CASE(xport_npkts),
 	KUNIT_CASE(xport_seg_len),
 	KUNIT_CASE(xport_psn_arith),

@@ -141,7 +141,7 @@ struct vdr_xqp {
 	struct work_struct work;	/* runs the QP on vdr_wq */
 	bool dead;			/* being destroyed: run no more */
 	/* Handoff (vdr_xqp_send()); all under the QP's lock. */
-	bool running;			/* in a run (vdr_xqp_run_one()) */
+	bool running;			/* in a run; read by vdr_xqp_wake() */
 	bool may_hand;			/* this run may hand off (vdr_xqp.c) */
 	bool wire;			/* its last packet took the wire */
 	struct vdr_xqp *handoff;	/* locked receiver to run after this */
@@ -239,6 +239,32 @@ struct vdr_xqp {
 #define VDR_XQP_EV_SQ_DB	2	/* an SQ doorbell */
 #define VDR_XQP_EV_RQ_DB	3	/* an RQ doorbell */
 #define VDR_XQP_EV_KICK		4	/* work came during a run (vdr_xqp_wake()) */
+
+/* Runs again at most, in a row, for work that came during a run. */
+#define VDR_XQP_RERUNS	2
+
+/**
+ * vdr_xqp_rerun - whether a QP's run goes on with another
+ * @kicked: work came during the run that ended (vdr_xqp_wake())
+ * @more: in: that run left work beyond its budget; out: the QP's work must
+ *	be queued for what is left
+ * @runs: reruns so far
+ *
+ * A run that left work beyond its budget goes behind the QPs queued
+ * meanwhile, and so does work that keeps coming after VDR_XQP_RERUNS
+ * reruns: at most 1 + VDR_XQP_RERUNS budgets in a row.
+ */
+static inline bool vdr_xqp_rerun(bool kicked, bool *more, unsigned int *runs)
+{
+	if (!kicked)
+		return false;
+	if (*more || *runs >= VDR_XQP_RERUNS) {
+		*more = true;
+		return false;
+	}
+	(*runs)++;
+	return true;
+}
 
 /* Remember a doorbell (VIRTIO_RDMA_DOORBELL_SQ or _RQ) for the next run. */
 static inline void vdr_xqp_note_doorbell(struct vdr_xqp *x, u32 type)

@@ -22,8 +22,8 @@
 /*
  * Work came for @x (a packet, an expiry, a doorbell): see that a run takes
  * it.  A run in progress holds the QP's lock and looks for this mark
- * before it lets the lock go (vdr_xqp_run_one()), so it runs once more
- * instead of a worker being woken.  That worker would preempt whatever
+ * before it lets the lock go (vdr_xqp_run_one()), and runs again instead
+ * of a worker being woken.  That worker would preempt whatever
  * this CPU runs only to wait for the same lock: a ping-pong whose answer
  * arrives while the run that sent the question still holds the QP (taking
  * its ACK) did, once per message.  Caller holds x->rxq.lock and saw x
@@ -656,15 +656,10 @@ static void vdr_xqp_flush_wire(struct vdr_xqp *x)
 		x->cwnd = roce_rel_cwnd_loss(x->cwnd);
 }
 
-/* Runs again at most, in a row, for work that came during a run. */
-#define VDR_XQP_RERUNS	2
-
 /*
  * One run of a QP whose lock the caller took, and again while work came
- * during it (vdr_xqp_wake()), up to VDR_XQP_RERUNS times; a run that left
- * work beyond its budget goes behind the QPs queued meanwhile instead.
- * The lock is released.  Returns the QP this run handed off to, locked
- * (vdr_xqp_send()).
+ * during it (vdr_xqp_wake(), vdr_xqp_rerun()).  The lock is released.
+ * Returns the QP this run handed off to, locked (vdr_xqp_send()).
  */
 static struct vdr_xqp *vdr_xqp_run_one(struct vdr_xqp *x, bool may_hand)
 {
@@ -686,12 +681,9 @@ static struct vdr_xqp *vdr_xqp_run_one(struct vdr_xqp *x, bool may_hand)
 		WRITE_ONCE(x->running, false);
 		/* Pairs with the barrier in vdr_xqp_wake(). */
 		smp_mb();
-		if (!test_bit(VDR_XQP_EV_KICK, &x->events))
+		if (!vdr_xqp_rerun(test_bit(VDR_XQP_EV_KICK, &x->events),
+				   &more, &runs))
 			break;
-		if (more || ++runs > VDR_XQP_RERUNS) {
-			more = true;
-			break;
-		}
 	}
 	peer = x->handoff;
 	x->handoff = NULL;
