@@ -27,7 +27,11 @@
  *   under qp->lock.  A work item never runs on two CPUs at once, so one QP
  *   is processed by one CPU at a time and different QPs in parallel.  Each
  *   run has a budget (packets received, packets sent, WQEs flushed) and
- *   queues itself again when work is left, behind the other QPs.
+ *   queues itself again when work is left, behind the other QPs; work that
+ *   comes while a run holds the QP makes that run go again, at most twice
+ *   (vdr_xqp_wake()).  The workers run at the applications' priority: at
+ *   nice -20, one per busy QP, they starved the applications that post
+ *   and poll.
  *
  * - srq->tm.work, one per TM-SRQ (vdr_tm.c): the ops of its ops ring, a
  *   budget per run, under no lock but srq->lock for the tag list; a
