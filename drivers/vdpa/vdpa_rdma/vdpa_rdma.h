@@ -7,7 +7,9 @@
  *
  * Concurrency model
  * -----------------
- * All work runs on vdr_wq, an unbound workqueue, in three kinds of items:
+ * Commands run on vdr_wq, an unbound workqueue, and the data path on the
+ * engines (vdr_engine.c), a kernel thread per CPU, in four kinds of work
+ * items:
  *
  * - dev->ctrl_work: the controlq and the eventqs.  It holds dev->lock,
  *   which also covers the vDPA config ops, the object tables (xarrays,
@@ -17,21 +19,20 @@
  *   completion event it raised without waking ctrl_work (one scheduling
  *   hop less per event); it only tries that lock and leaves the event to
  *   ctrl_work when the eventq is busy.
- * - dev->db_work: the doorbellqs.  It looks QPs up (RCU) and runs or
- *   schedules them (vdr_xqp_doorbell()).  A doorbell rung from a context
- *   that may sleep (a user QP's system call under virtio_vdpa, the vhost
- *   worker under vhost_vdpa) is processed right there instead, one budget,
- *   the rest left to db_work (vdr_db_kick()).  Each doorbellq's vq->lock
- *   serialises the two.
- * - xqp->work, one per QP: that QP's requester, responder and completer,
- *   under qp->lock.  A work item never runs on two CPUs at once, so one QP
- *   is processed by one CPU at a time and different QPs in parallel.  Each
- *   run has a budget (packets received, packets sent, WQEs flushed) and
- *   queues itself again when work is left, behind the other QPs; work that
- *   comes while a run holds the QP makes that run go again, at most twice
- *   (vdr_xqp_wake()).  The workers run at the applications' priority: at
- *   nice -20, one per busy QP, they starved the applications that post
- *   and poll.
+ * - dev->db_work, on an engine: the doorbellqs.  It looks QPs up (RCU)
+ *   and runs or schedules them (vdr_xqp_doorbell()).  A doorbell rung
+ *   from a context that may sleep (a user QP's system call under
+ *   virtio_vdpa, the vhost worker under vhost_vdpa) is processed right
+ *   there instead, one budget, the rest left to db_work (vdr_db_kick()).
+ *   Each doorbellq's vq->lock serialises the two.
+ * - xqp->work, one per QP, on the engine the QP was given at creation:
+ *   that QP's requester, responder and completer, under qp->lock.  One QP
+ *   is processed by one CPU at a time and QPs of different engines in
+ *   parallel.  Each run has a budget (packets received, packets sent,
+ *   WQEs flushed) and queues itself again when work is left, behind the
+ *   other QPs of its engine; work that comes while a run holds the QP
+ *   makes that run go again, at most twice (vdr_xqp_wake()).  The engines
+ *   run above the applications' priority (nice -10, vdr_engine.c).
  *
  * - srq->tm.work, one per TM-SRQ (vdr_tm.c): the ops of its ops ring, a
  *   budget per run, under no lock but srq->lock for the tag list; a
@@ -69,6 +70,7 @@
 #define _VDPA_RDMA_H
 
 #include <linux/atomic.h>
+#include <linux/kthread.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
@@ -411,7 +413,8 @@ struct vdr_dev {
 	/* Config ops, commands, object tables, reset (model above). */
 	struct mutex lock;
 	struct work_struct ctrl_work;	/* controlq and eventqs */
-	struct work_struct db_work;	/* doorbellqs */
+	struct kthread_work db_work;	/* doorbellqs, on db_engine */
+	struct kthread_worker *db_engine;
 	/* DRIVER_OK and not suspended: the device does anything at all. */
 	bool running;
 	bool suspended;			/* vdr_suspend(), until resume or reset */
@@ -587,6 +590,11 @@ static inline int vdr_errno_status(int err)
 	}
 }
 
+/* vdr_engine.c */
+int vdr_engines_start(void);
+void vdr_engines_stop(void);
+struct kthread_worker *vdr_engine_pick(void);
+
 /* vdr_vq.c */
 void vdr_vqs_reset(struct vdr_dev *dev);
 int vdr_vq_ready(struct vdr_dev *dev, struct vdr_vq *vq);
@@ -594,7 +602,7 @@ void vdr_vq_complete(struct vdr_vq *vq, u32 len);
 bool vdr_vq_idle(struct vdr_vq *vq);
 extern struct workqueue_struct *vdr_wq;
 void vdr_ctrl_work_fn(struct work_struct *work);
-void vdr_db_work_fn(struct work_struct *work);
+void vdr_db_work_fn(struct kthread_work *work);
 void vdr_ctrl_schedule(struct vdr_dev *dev);
 void vdr_db_schedule(struct vdr_dev *dev);
 void vdr_db_kick(struct vdr_dev *dev, u16 idx);

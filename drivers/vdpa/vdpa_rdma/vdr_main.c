@@ -107,7 +107,7 @@ static void vdr_vq_quiesce(struct vdr_dev *dev, u16 idx)
 {
 	lockdep_assert_held(&dev->lock);
 	if (vdr_is_dbq(idx))
-		cancel_work_sync(&dev->db_work);
+		kthread_cancel_work_sync(&dev->db_work);
 	mutex_lock(&dev->vqs[idx].lock);
 }
 
@@ -313,7 +313,7 @@ static void vdr_do_reset(struct vdr_dev *dev, u32 flags)
 
 	/* ctrl_work runs under dev->lock and sees this; db_work stops. */
 	WRITE_ONCE(dev->running, false);
-	cancel_work_sync(&dev->db_work);
+	kthread_cancel_work_sync(&dev->db_work);
 	vdr_events_discard(dev);
 	vdr_qps_destroy(dev);
 	vdr_srqs_destroy(dev);
@@ -362,7 +362,7 @@ int vdr_suspend(struct vdpa_device *vdpa)
 	/* ctrl_work, which holds dev->lock, now sees this too. */
 	dev->suspended = true;
 	WRITE_ONCE(dev->running, false);
-	cancel_work_sync(&dev->db_work);
+	kthread_cancel_work_sync(&dev->db_work);
 	/*
 	 * A doorbell processed in its notifier's context, and an event
 	 * delivered from a QP's work, check running under the queue's lock:
@@ -580,7 +580,8 @@ static int vdr_dev_init(struct vdr_dev *dev, const char *name, u16 nqp)
 
 	mutex_init(&dev->lock);
 	INIT_WORK(&dev->ctrl_work, vdr_ctrl_work_fn);
-	INIT_WORK(&dev->db_work, vdr_db_work_fn);
+	kthread_init_work(&dev->db_work, vdr_db_work_fn);
+	dev->db_engine = vdr_engine_pick();
 	spin_lock_init(&dev->gid_lock);
 	spin_lock_init(&dev->iotlb_lock);
 	rwlock_init(&dev->iotlb_rw);
@@ -773,17 +774,17 @@ static int __init vdr_init(void)
 	int ret;
 
 	/*
-	 * Unbound: QPs spread over every CPU.  Reclaim: NVMe over RDMA may
-	 * write back through this device.  Not WQ_HIGHPRI: its workers run
-	 * at nice -20, and with a work item per busy QP the applications
-	 * that post and poll those QPs got almost no CPU (16 QPs of 1 MiB
-	 * writes: no completion polled for seconds, perftest counting no
-	 * iteration; a debugfs read waited 6 s).  At the applications'
-	 * priority the same point runs at 200 MB/s.
+	 * Commands and doorbells; the QPs run on the engines.  Reclaim:
+	 * NVMe over RDMA may write back through this device.
 	 */
 	vdr_wq = alloc_workqueue("vdpa_rdma", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!vdr_wq)
 		return -ENOMEM;
+	ret = vdr_engines_start();
+	if (ret) {
+		destroy_workqueue(vdr_wq);
+		return ret;
+	}
 	vdr_roce_icrc_init();
 	vdr_debugfs_init();
 	ret = device_register(&vdr_mgmtdev_device);
@@ -791,6 +792,7 @@ static int __init vdr_init(void)
 		put_device(&vdr_mgmtdev_device);
 		vdr_debugfs_exit();
 		vdr_roce_icrc_exit();
+		vdr_engines_stop();
 		destroy_workqueue(vdr_wq);
 		return ret;
 	}
@@ -813,6 +815,7 @@ err_dev:
 	device_unregister(&vdr_mgmtdev_device);
 	vdr_debugfs_exit();
 	vdr_roce_icrc_exit();
+	vdr_engines_stop();
 	destroy_workqueue(vdr_wq);
 	return ret;
 }
@@ -825,6 +828,7 @@ static void __exit vdr_exit(void)
 	device_unregister(&vdr_mgmtdev_device);
 	vdr_debugfs_exit();
 	vdr_roce_icrc_exit();
+	vdr_engines_stop();
 	destroy_workqueue(vdr_wq);
 }
 

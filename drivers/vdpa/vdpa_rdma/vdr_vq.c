@@ -98,7 +98,7 @@ void vdr_ctrl_schedule(struct vdr_dev *dev)
 
 void vdr_db_schedule(struct vdr_dev *dev)
 {
-	queue_work(vdr_wq, &dev->db_work);
+	kthread_queue_work(dev->db_engine, &dev->db_work);
 }
 
 /* The controlq and the eventqs, under dev->lock (model in vdpa_rdma.h). */
@@ -146,7 +146,7 @@ static bool vdr_dbq_run(struct vdr_dev *dev, u16 idx, int budget,
  * command.  Reset and the vq config ops stop this work before they touch
  * the doorbellqs (vdr_vq_quiesce()).
  */
-void vdr_db_work_fn(struct work_struct *work)
+void vdr_db_work_fn(struct kthread_work *work)
 {
 	struct vdr_dev *dev = container_of(work, struct vdr_dev, db_work);
 	struct vdr_vq *vq;

@@ -4,8 +4,8 @@
  *
  * vdpa_rdma: per-QP transport state and the QP's work.
  *
- * A QP's requester, responder and completer run in its work item on
- * vdr_wq, under qp->lock (model in vdpa_rdma.h).  Everything that gives a
+ * A QP's requester, responder and completer run in its work item on its
+ * engine (vdr_engine.c), under qp->lock (model in vdpa_rdma.h).  Everything that gives a
  * QP something to do (a doorbell, a received packet, an expired timer, a
  * command) schedules that work; a run does at most a budget of each kind
  * of work and queues itself again when some is left, so a QP with a long
@@ -35,7 +35,7 @@ static void vdr_xqp_wake(struct vdr_xqp *x)
 	/* Pairs with the barrier in vdr_xqp_run_one(): one of us sees the other. */
 	smp_mb__after_atomic();
 	if (!READ_ONCE(x->running))
-		queue_work(vdr_wq, &x->work);
+		kthread_queue_work(x->engine, &x->work);
 }
 
 /*
@@ -124,7 +124,7 @@ static void vdr_xqp_rx_wake(struct vdr_xqp *x, struct vdr_xqp **handoff)
  * @handoff: NULL, or a same-host sender's offer to run the QP itself
  *
  * When @handoff is given and the QP's lock is free, the lock is taken and
- * the QP goes to *@handoff instead of to the workqueue: the sender's work
+ * the QP goes to *@handoff instead of to its engine: the sender's work
  * runs it right after the sender (vdr_xqp_send()).  Holding the lock
  * keeps the QP alive meanwhile, as for a doorbell (vdr_xqp_doorbell()).
  * Later packets of the same run find it there and wake no one.
@@ -311,7 +311,7 @@ void vdr_xqp_timer_arm(struct vdr_xqp *x)
 		      HRTIMER_MODE_REL_SOFT);
 }
 
-static void vdr_xqp_work(struct work_struct *work);
+static void vdr_xqp_work(struct kthread_work *work);
 
 int vdr_xqp_create(struct vdr_dev *dev, struct vdr_qp *qp)
 {
@@ -327,7 +327,8 @@ int vdr_xqp_create(struct vdr_dev *dev, struct vdr_qp *qp)
 	}
 	x->qp = qp;
 	x->dev = dev;
-	INIT_WORK(&x->work, vdr_xqp_work);
+	kthread_init_work(&x->work, vdr_xqp_work);
+	x->engine = vdr_engine_pick();
 	skb_queue_head_init(&x->rxq);
 	hrtimer_init(&x->retrans_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	x->retrans_timer.function = vdr_retrans_fn;
@@ -380,7 +381,7 @@ void vdr_xqp_destroy(struct vdr_dev *dev, struct vdr_qp *qp)
 		return;
 	/* A timer may queue the work until it is cancelled: work last. */
 	vdr_xqp_timers_cancel(x);
-	cancel_work_sync(&x->work);
+	kthread_cancel_work_sync(&x->work);
 	vdr_xqp_rx_purge(x);
 	kvfree(x->swq);
 	kvfree(x->rdatom);
@@ -721,7 +722,7 @@ static void vdr_xqp_run_unlock(struct vdr_xqp *x)
 		x = vdr_xqp_run_one(x, i < VDR_XQP_CHAIN);
 }
 
-static void vdr_xqp_work(struct work_struct *work)
+static void vdr_xqp_work(struct kthread_work *work)
 {
 	struct vdr_xqp *x = container_of(work, struct vdr_xqp, work);
 
