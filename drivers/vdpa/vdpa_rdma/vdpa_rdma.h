@@ -594,6 +594,7 @@ static inline int vdr_errno_status(int err)
 int vdr_engines_start(void);
 void vdr_engines_stop(void);
 struct kthread_worker *vdr_engine_pick(void);
+bool vdr_engine_idle(struct kthread_worker *w);
 
 /* vdr_vq.c */
 void vdr_vqs_reset(struct vdr_dev *dev);

@@ -468,8 +468,25 @@ static void xport_rerun(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, more);
 }
 
+static void xport_overlap(struct kunit *test)
+{
+	/* A ping-pong's message, or its message and an ACK: handed off. */
+	KUNIT_EXPECT_FALSE(test, vdr_xqp_overlap(1, false, false, true));
+	KUNIT_EXPECT_FALSE(test, vdr_xqp_overlap(VDR_WIRE_STREAM_PKTS - 1,
+						 false, false, true));
+	/* A stream's batch, to an idle engine: apart. */
+	KUNIT_EXPECT_TRUE(test, vdr_xqp_overlap(VDR_WIRE_STREAM_PKTS,
+						false, false, true));
+	/* An ACK or a READ request of a stream: apart too. */
+	KUNIT_EXPECT_TRUE(test, vdr_xqp_overlap(1, false, true, true));
+	KUNIT_EXPECT_TRUE(test, vdr_xqp_overlap(1, true, false, true));
+	/* Never to a busy engine. */
+	KUNIT_EXPECT_FALSE(test, vdr_xqp_overlap(64, true, true, false));
+}
+
 static struct kunit_case xport_cases[] = {
 	KUNIT_CASE(xport_rerun),
+	KUNIT_CASE(xport_overlap),
 	KUNIT_CASE(xport_npkts),
 	KUNIT_CASE(xport_seg_len),
 	KUNIT_CASE(xport_psn_arith),

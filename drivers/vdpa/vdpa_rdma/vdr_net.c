@@ -666,7 +666,7 @@ static int vdr_net_wire_send(struct vdr_dev *dev, struct sk_buff *skb,
 	else
 		ret = ip6_local_out(net, NULL, skb);
 	if (handoff)
-		vdr_xqp_wire_deliver(handoff);
+		vdr_xqp_wire_deliver(handoff, npkts);
 	ret = net_xmit_eval(ret);
 	if (ret)
 		return ret < 0 ? ret : -ENOBUFS;
@@ -818,9 +818,10 @@ int vdr_net_wire_flush(struct vdr_dev *dev, struct vdr_wire_batch *b,
  * @skb: from vdr_net_alloc_skb(), data = BTH .. ICRC (ICRC bytes zero);
  *	 consumed
  * @sport: UDP source port (vdr_net_sport())
- * @handoff: NULL, or where the receiving QP is returned, locked, for the
- *	     caller to run after this returns (vdr_xqp_send()): on the same
- *	     host, or when a virtual link delivered the packet here
+ * @handoff: NULL, or the sending QP's x->handoff, where the receiving QP
+ *	     is returned, locked, for the caller to run after this returns
+ *	     (vdr_xqp_send()): on the same host, or when a virtual link
+ *	     delivered the packet here
  * @batch: NULL, or the sending QP's batch of wire packets, which this
  *	   packet joins (vdr_wire_append()) or starts, sending the batch
  *	   before it; vdr_net_wire_flush() sends the last one

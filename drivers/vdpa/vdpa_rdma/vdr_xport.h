@@ -267,6 +267,32 @@ static inline bool vdr_xqp_rerun(bool kicked, bool *more, unsigned int *runs)
 	return true;
 }
 
+/*
+ * A batch of at least this many packets is a stream's; a ping-pong's run
+ * sends its message and at most an ACK.
+ */
+#define VDR_WIRE_STREAM_PKTS	4
+
+/**
+ * vdr_xqp_overlap - whether a receiver runs apart from its sender
+ * @npkts: packets the sender's run gave the receiver
+ * @tx_behind: the sender posts behind its own WQEs (x->sq_behind)
+ * @rx_behind: the receiver does
+ * @rx_idle: the receiver's engine runs nothing and has nothing queued
+ *
+ * Instead of after the sender in the sender's work (a handoff), the
+ * receiver runs on its own engine, at once, when the two take part in a
+ * stream and that engine is idle: they then overlap on two CPUs.  A
+ * ping-pong has nothing to overlap, and a busy engine would only queue
+ * the receiver behind other work.
+ */
+static inline bool vdr_xqp_overlap(u32 npkts, bool tx_behind, bool rx_behind,
+				   bool rx_idle)
+{
+	return (npkts >= VDR_WIRE_STREAM_PKTS || tx_behind || rx_behind) &&
+	       rx_idle;
+}
+
 /* Remember a doorbell (VIRTIO_RDMA_DOORBELL_SQ or _RQ) for the next run. */
 static inline void vdr_xqp_note_doorbell(struct vdr_xqp *x, u32 type)
 {
@@ -396,7 +422,7 @@ void vdr_xqps_resume(struct vdr_dev *dev);
 void vdr_xqp_kill(struct vdr_qp *qp);
 void vdr_xqp_fatal(struct vdr_dev *dev, struct vdr_qp *qp, int ev);
 bool vdr_xqp_wire_begin(void);
-void vdr_xqp_wire_deliver(struct vdr_xqp **handoff);
+void vdr_xqp_wire_deliver(struct vdr_xqp **handoff, u32 npkts);
 int vdr_xqp_send(struct vdr_dev *dev, struct vdr_qp *qp,
 		 const struct virtio_rdma_av *av, struct roce_pkt *pkt,
 		 struct sk_buff *skb);
