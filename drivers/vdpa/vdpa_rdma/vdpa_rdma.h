@@ -140,6 +140,7 @@
 			 VIRTIO_RDMA_ACCESS_REMOTE_ATOMIC)
 
 struct vdr_dev;
+struct vdr_engine;
 struct vdr_xdev;
 
 #define VDR_VQ_KVECS	4
@@ -414,7 +415,7 @@ struct vdr_dev {
 	struct mutex lock;
 	struct work_struct ctrl_work;	/* controlq and eventqs */
 	struct kthread_work db_work;	/* doorbellqs, on db_engine */
-	struct kthread_worker *db_engine;
+	struct vdr_engine *db_engine;
 	/* DRIVER_OK and not suspended: the device does anything at all. */
 	bool running;
 	bool suspended;			/* vdr_suspend(), until resume or reset */
@@ -593,8 +594,10 @@ static inline int vdr_errno_status(int err)
 /* vdr_engine.c */
 int vdr_engines_start(void);
 void vdr_engines_stop(void);
-struct kthread_worker *vdr_engine_pick(void);
-bool vdr_engine_idle(struct kthread_worker *w);
+struct vdr_engine *vdr_engine_get(void);
+void vdr_engine_put(struct vdr_engine *e);
+void vdr_engine_queue(struct vdr_engine *e, struct kthread_work *work);
+bool vdr_engine_idle(const struct vdr_engine *e);
 
 /* vdr_vq.c */
 void vdr_vqs_reset(struct vdr_dev *dev);

@@ -5,8 +5,8 @@
  * vdpa_rdma: the engines, the kernel threads that run the QPs' work.
  *
  * One kthread_worker per CPU online at load time, not bound to a CPU, so
- * that the scheduler spreads the busy ones; each QP is given one at
- * creation, in turn, and its work always runs there (vdr_xqp.c), as do
+ * that the scheduler spreads the busy ones; each QP is given the least
+ * used at creation, and its work always runs there (vdr_xqp.c), as do
  * each device's doorbellqs.  Bound to CPUs, they did worse (wire, one QP
  * of 64 KiB writes: 138 against 164 MB/s; 64 B sends 217 against 290
  * K/s).
@@ -37,25 +37,52 @@ MODULE_PARM_DESC(engine_nice,
 /* One per CPU, up to this many: idle ones cost only their stacks. */
 #define VDR_ENGINES_MAX	64
 
-static struct kthread_worker **vdr_engines;
+struct vdr_engine {
+	struct kthread_worker *worker;
+	atomic_t users;			/* QPs and doorbellqs given to it */
+};
+
+static struct vdr_engine *vdr_engines;
 static unsigned int vdr_nr_engines;
-static atomic_t vdr_engine_next = ATOMIC_INIT(0);
 
-/* The engine of a new QP: each in turn. */
-struct kthread_worker *vdr_engine_pick(void)
+/*
+ * The engine of a new QP (or device's doorbellqs): the one with the
+ * fewest.  Taken in turn, QPs that talk to each other shared an engine
+ * whenever an odd number of others had been created between them, and
+ * took turns on one CPU; racing creations may pick the same one, which
+ * only unbalances a little.  vdr_engine_put() when the work is cancelled.
+ */
+struct vdr_engine *vdr_engine_get(void)
 {
-	unsigned int n = atomic_inc_return(&vdr_engine_next);
+	struct vdr_engine *e = &vdr_engines[0];
+	unsigned int i;
 
-	return vdr_engines[n % vdr_nr_engines];
+	for (i = 1; i < vdr_nr_engines; i++)
+		if (atomic_read(&vdr_engines[i].users) < atomic_read(&e->users))
+			e = &vdr_engines[i];
+	atomic_inc(&e->users);
+	return e;
+}
+
+void vdr_engine_put(struct vdr_engine *e)
+{
+	if (e)
+		atomic_dec(&e->users);
+}
+
+void vdr_engine_queue(struct vdr_engine *e, struct kthread_work *work)
+{
+	kthread_queue_work(e->worker, work);
 }
 
 /*
- * Whether @w runs nothing and has nothing queued: a hint, read without its
+ * Whether @e runs nothing and has nothing queued: a hint, read without its
  * lock, for a sender deciding where its receiver runs (vdr_xqp.c).
  */
-bool vdr_engine_idle(struct kthread_worker *w)
+bool vdr_engine_idle(const struct vdr_engine *e)
 {
-	return !READ_ONCE(w->current_work) && list_empty(&w->work_list);
+	return !READ_ONCE(e->worker->current_work) &&
+	       list_empty(&e->worker->work_list);
 }
 
 void vdr_engines_stop(void)
@@ -63,7 +90,7 @@ void vdr_engines_stop(void)
 	unsigned int i;
 
 	for (i = 0; i < vdr_nr_engines; i++)
-		kthread_destroy_worker(vdr_engines[i]);
+		kthread_destroy_worker(vdr_engines[i].worker);
 	kfree(vdr_engines);
 	vdr_engines = NULL;
 	vdr_nr_engines = 0;
@@ -87,7 +114,7 @@ int vdr_engines_start(void)
 			return PTR_ERR(w);
 		}
 		sched_set_normal(w->task, engine_nice);
-		vdr_engines[vdr_nr_engines++] = w;
+		vdr_engines[vdr_nr_engines++].worker = w;
 	}
 	return 0;
 }

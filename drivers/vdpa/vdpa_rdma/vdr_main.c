@@ -535,6 +535,9 @@ static void vdr_free(struct vdpa_device *vdpa)
 	kfree(dev->ev_pending);
 	kfree(dev->vqs);
 	vdr_net_free(dev);
+	/* Stopped by the reset above; never queued without doorbellqs. */
+	kthread_cancel_work_sync(&dev->db_work);
+	vdr_engine_put(dev->db_engine);
 	mutex_destroy(&dev->lock);
 }
 
@@ -581,7 +584,7 @@ static int vdr_dev_init(struct vdr_dev *dev, const char *name, u16 nqp)
 	mutex_init(&dev->lock);
 	INIT_WORK(&dev->ctrl_work, vdr_ctrl_work_fn);
 	kthread_init_work(&dev->db_work, vdr_db_work_fn);
-	dev->db_engine = vdr_engine_pick();
+	dev->db_engine = vdr_engine_get();
 	spin_lock_init(&dev->gid_lock);
 	spin_lock_init(&dev->iotlb_lock);
 	rwlock_init(&dev->iotlb_rw);

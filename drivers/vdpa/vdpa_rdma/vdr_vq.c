@@ -98,7 +98,7 @@ void vdr_ctrl_schedule(struct vdr_dev *dev)
 
 void vdr_db_schedule(struct vdr_dev *dev)
 {
-	kthread_queue_work(dev->db_engine, &dev->db_work);
+	vdr_engine_queue(dev->db_engine, &dev->db_work);
 }
 
 /* The controlq and the eventqs, under dev->lock (model in vdpa_rdma.h). */

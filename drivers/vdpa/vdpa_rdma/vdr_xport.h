@@ -139,7 +139,7 @@ struct vdr_xqp {
 	struct vdr_qp *qp;
 	struct vdr_dev *dev;
 	struct kthread_work work;	/* runs the QP on its engine */
-	struct kthread_worker *engine;	/* vdr_engine.c */
+	struct vdr_engine *engine;	/* vdr_engine.c */
 	bool dead;			/* being destroyed: run no more */
 	/* Handoff (vdr_xqp_send()); all under the QP's lock. */
 	bool running;			/* in a run; read by vdr_xqp_wake() */

@@ -35,7 +35,7 @@ static void vdr_xqp_wake(struct vdr_xqp *x)
 	/* Pairs with the barrier in vdr_xqp_run_one(): one of us sees the other. */
 	smp_mb__after_atomic();
 	if (!READ_ONCE(x->running))
-		kthread_queue_work(x->engine, &x->work);
+		vdr_engine_queue(x->engine, &x->work);
 }
 
 /*
@@ -350,7 +350,7 @@ int vdr_xqp_create(struct vdr_dev *dev, struct vdr_qp *qp)
 	x->qp = qp;
 	x->dev = dev;
 	kthread_init_work(&x->work, vdr_xqp_work);
-	x->engine = vdr_engine_pick();
+	x->engine = vdr_engine_get();
 	skb_queue_head_init(&x->rxq);
 	hrtimer_init(&x->retrans_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	x->retrans_timer.function = vdr_retrans_fn;
@@ -404,6 +404,7 @@ void vdr_xqp_destroy(struct vdr_dev *dev, struct vdr_qp *qp)
 	/* A timer may queue the work until it is cancelled: work last. */
 	vdr_xqp_timers_cancel(x);
 	kthread_cancel_work_sync(&x->work);
+	vdr_engine_put(x->engine);
 	vdr_xqp_rx_purge(x);
 	kvfree(x->swq);
 	kvfree(x->rdatom);
