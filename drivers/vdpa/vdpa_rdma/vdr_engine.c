@@ -11,13 +11,13 @@
  * of 64 KiB writes: 138 against 164 MB/s; 64 B sends 217 against 290
  * K/s).
  *
- * They run above the applications: a device's
- * work is what an application that busy-polls its CQ waits for, and at an
- * equal share the polling kept half of a CPU from it (2 vCPUs, wire
- * ib_write_bw 64 KiB, 4 QPs: 161-165 MB/s at nice 0, 168 at -5, 207-210
- * at -10).  Not at -20: with a worker per busy QP (a WQ_HIGHPRI unbound
- * workqueue) the applications starved, perftest with 16 QPs of 1 MiB
- * polling no completion for seconds.  One thread per CPU at -10 leaves an
+ * They run above the applications: a device's work is what an
+ * application that busy-polls its CQ waits for, and at an equal share the
+ * polling kept half of a CPU from it (2 vCPUs, wire ib_write_bw 64 KiB,
+ * 4 QPs: 161-165 MB/s at nice 0, 168 at -5, 207-210 at -10).  Not at -20:
+ * with a worker per busy QP (a WQ_HIGHPRI unbound workqueue) the
+ * applications starved, perftest with 16 QPs of 1 MiB polling no
+ * completion for seconds.  One thread per CPU at -10 leaves an
  * application a tenth of a CPU that an engine wants, enough to post and
  * poll (the same perftest: 600 iterations in 3 s), and bounds what the
  * device runs at once.

@@ -777,8 +777,9 @@ static int __init vdr_init(void)
 	int ret;
 
 	/*
-	 * Commands and doorbells; the QPs run on the engines.  Reclaim:
-	 * NVMe over RDMA may write back through this device.
+	 * Commands and tag-matching ops; the data path runs on the engines
+	 * (vdr_engine.c).  Reclaim: NVMe over RDMA may write back through
+	 * this device.
 	 */
 	vdr_wq = alloc_workqueue("vdpa_rdma", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
 	if (!vdr_wq)
