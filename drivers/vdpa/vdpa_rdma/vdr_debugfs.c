@@ -61,9 +61,9 @@ static void vdr_dbg_xqp(struct seq_file *s, struct vdr_qp *qp)
 		   x->probed, x->probing, x->probe_psn,
 		   hrtimer_active(&x->retrans_timer),
 		   skb_queue_len(&x->rxq));
-	seq_printf(s, " epsn %u msn %u nak_sent %d ack_pending %d rwqe %d",
+	seq_printf(s, " epsn %u msn %u nak_sent %d ack_pending %d rwqe %d engine %u",
 		   x->epsn, x->msn, x->nak_sent, x->ack_pending,
-		   x->rwqe_valid);
+		   x->rwqe_valid, vdr_engine_id(x->engine));
 	vdr_dbg_swqes(s, qp);
 }
 

@@ -64,6 +64,12 @@ struct vdr_engine *vdr_engine_get(void)
 	return e;
 }
 
+/* The engine's number, as in its thread's name (debugfs). */
+unsigned int vdr_engine_id(const struct vdr_engine *e)
+{
+	return e - vdr_engines;
+}
+
 void vdr_engine_put(struct vdr_engine *e)
 {
 	if (e)
