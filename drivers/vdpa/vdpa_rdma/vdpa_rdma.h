@@ -594,8 +594,8 @@ static inline int vdr_errno_status(int err)
 /* vdr_engine.c */
 int vdr_engines_start(void);
 void vdr_engines_stop(void);
-struct vdr_engine *vdr_engine_get(void);
-void vdr_engine_put(struct vdr_engine *e);
+struct vdr_engine *vdr_engine_get(unsigned int weight);
+void vdr_engine_put(struct vdr_engine *e, unsigned int weight);
 unsigned int vdr_engine_id(const struct vdr_engine *e);
 void vdr_engine_queue(struct vdr_engine *e, struct kthread_work *work);
 bool vdr_engine_idle(const struct vdr_engine *e);

@@ -39,28 +39,34 @@ MODULE_PARM_DESC(engine_nice,
 
 struct vdr_engine {
 	struct kthread_worker *worker;
-	atomic_t users;			/* QPs and doorbellqs given to it */
+	unsigned int users;		/* weight given to it, vdr_engines_lock */
 };
 
 static struct vdr_engine *vdr_engines;
 static unsigned int vdr_nr_engines;
+static DEFINE_SPINLOCK(vdr_engines_lock);
 
 /*
  * The engine of a new QP (or device's doorbellqs): the one with the
- * fewest.  Taken in turn, QPs that talk to each other shared an engine
+ * fewest users, each counted with its @weight, 0 for one that is mostly
+ * idle.  Taken in turn, QPs that talk to each other shared an engine
  * whenever an odd number of others had been created between them, and
- * took turns on one CPU; racing creations may pick the same one, which
- * only unbalances a little.  vdr_engine_put() when the work is cancelled.
+ * took turns on one CPU.  Under a lock: the two ends of a perftest
+ * connection create their QPs at the same moment, and without it both
+ * saw the same counts and took the same engine.  vdr_engine_put() with
+ * the same weight when the work is cancelled.
  */
-struct vdr_engine *vdr_engine_get(void)
+struct vdr_engine *vdr_engine_get(unsigned int weight)
 {
 	struct vdr_engine *e = &vdr_engines[0];
 	unsigned int i;
 
+	spin_lock(&vdr_engines_lock);
 	for (i = 1; i < vdr_nr_engines; i++)
-		if (atomic_read(&vdr_engines[i].users) < atomic_read(&e->users))
+		if (vdr_engines[i].users < e->users)
 			e = &vdr_engines[i];
-	atomic_inc(&e->users);
+	e->users += weight;
+	spin_unlock(&vdr_engines_lock);
 	return e;
 }
 
@@ -70,10 +76,13 @@ unsigned int vdr_engine_id(const struct vdr_engine *e)
 	return e - vdr_engines;
 }
 
-void vdr_engine_put(struct vdr_engine *e)
+void vdr_engine_put(struct vdr_engine *e, unsigned int weight)
 {
-	if (e)
-		atomic_dec(&e->users);
+	if (!e)
+		return;
+	spin_lock(&vdr_engines_lock);
+	e->users -= weight;
+	spin_unlock(&vdr_engines_lock);
 }
 
 void vdr_engine_queue(struct vdr_engine *e, struct kthread_work *work)

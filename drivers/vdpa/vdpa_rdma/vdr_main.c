@@ -537,7 +537,7 @@ static void vdr_free(struct vdpa_device *vdpa)
 	vdr_net_free(dev);
 	/* Stopped by the reset above; never queued without doorbellqs. */
 	kthread_cancel_work_sync(&dev->db_work);
-	vdr_engine_put(dev->db_engine);
+	vdr_engine_put(dev->db_engine, 1);
 	mutex_destroy(&dev->lock);
 }
 
@@ -584,7 +584,7 @@ static int vdr_dev_init(struct vdr_dev *dev, const char *name, u16 nqp)
 	mutex_init(&dev->lock);
 	INIT_WORK(&dev->ctrl_work, vdr_ctrl_work_fn);
 	kthread_init_work(&dev->db_work, vdr_db_work_fn);
-	dev->db_engine = vdr_engine_get();
+	dev->db_engine = vdr_engine_get(1);
 	spin_lock_init(&dev->gid_lock);
 	spin_lock_init(&dev->iotlb_lock);
 	rwlock_init(&dev->iotlb_rw);

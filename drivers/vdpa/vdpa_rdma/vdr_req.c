@@ -287,6 +287,8 @@ static bool vdr_req_fetch(struct vdr_dev *dev, struct vdr_qp *qp)
 	}
 	vdr_req_check(dev, qp, w);
 	WRITE_ONCE(x->sq_small, w->len <= x->mtu);
+	/* Read without the lock by a sender (vdr_xqp_wire_stream()). */
+	WRITE_ONCE(x->sq_big, w->len > x->mtu);
 	return true;
 }
 

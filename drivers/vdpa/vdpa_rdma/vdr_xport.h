@@ -175,6 +175,7 @@ struct vdr_xqp {
 	bool sq_behind;			/* newest WQE fetched behind others */
 	bool sq_streaming;		/* that, or behind an unsignaled one */
 	bool sq_small;			/* newest WQE fits one packet */
+	bool sq_big;			/* newest WQE needs more than one */
 	bool sq_unsignaled;		/* newest WQE fetched completes silently */
 	u8 sq_lingers;			/* looks since the SQ drained */
 	bool rnr_wait;
@@ -276,8 +277,10 @@ static inline bool vdr_xqp_rerun(bool kicked, bool *more, unsigned int *runs)
 /**
  * vdr_xqp_overlap - whether a receiver runs apart from its sender
  * @npkts: packets the sender's run gave the receiver
- * @tx_behind: the sender posts behind its own WQEs (x->sq_behind)
- * @rx_behind: the receiver does
+ * @tx_stream: the sender posts behind its own WQEs (x->sq_behind), or its
+ *	newest WQE moves more than one packet (x->sq_big: a READ request
+ *	too, whose response is the stream)
+ * @rx_behind: the receiver posts behind its own WQEs
  * @rx_idle: the receiver's engine runs nothing and has nothing queued
  *
  * Instead of after the sender in the sender's work (a handoff), the
@@ -286,10 +289,10 @@ static inline bool vdr_xqp_rerun(bool kicked, bool *more, unsigned int *runs)
  * ping-pong has nothing to overlap, and a busy engine would only queue
  * the receiver behind other work.
  */
-static inline bool vdr_xqp_overlap(u32 npkts, bool tx_behind, bool rx_behind,
+static inline bool vdr_xqp_overlap(u32 npkts, bool tx_stream, bool rx_behind,
 				   bool rx_idle)
 {
-	return (npkts >= VDR_WIRE_STREAM_PKTS || tx_behind || rx_behind) &&
+	return (npkts >= VDR_WIRE_STREAM_PKTS || tx_stream || rx_behind) &&
 	       rx_idle;
 }
 

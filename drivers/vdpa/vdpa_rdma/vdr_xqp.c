@@ -199,7 +199,8 @@ bool vdr_xqp_wire_begin(void)
 static bool vdr_xqp_wire_stream(const struct vdr_xqp *x,
 				const struct vdr_xqp *y, u32 npkts)
 {
-	return vdr_xqp_overlap(npkts, READ_ONCE(x->sq_behind),
+	return vdr_xqp_overlap(npkts,
+			       READ_ONCE(x->sq_behind) || READ_ONCE(x->sq_big),
 			       READ_ONCE(y->sq_behind),
 			       vdr_engine_idle(y->engine));
 }
@@ -335,6 +336,12 @@ void vdr_xqp_timer_arm(struct vdr_xqp *x)
 
 static void vdr_xqp_work(struct kthread_work *work);
 
+/* A QP's weight on its engine: the GSI QP carries MADs only (vdr_engine.c). */
+static unsigned int vdr_xqp_weight(const struct vdr_qp *qp)
+{
+	return qp->type != VIRTIO_RDMA_QPT_GSI;
+}
+
 int vdr_xqp_create(struct vdr_dev *dev, struct vdr_qp *qp)
 {
 	struct vdr_xqp *x;
@@ -350,7 +357,7 @@ int vdr_xqp_create(struct vdr_dev *dev, struct vdr_qp *qp)
 	x->qp = qp;
 	x->dev = dev;
 	kthread_init_work(&x->work, vdr_xqp_work);
-	x->engine = vdr_engine_get();
+	x->engine = vdr_engine_get(vdr_xqp_weight(qp));
 	skb_queue_head_init(&x->rxq);
 	hrtimer_init(&x->retrans_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	x->retrans_timer.function = vdr_retrans_fn;
@@ -404,7 +411,7 @@ void vdr_xqp_destroy(struct vdr_dev *dev, struct vdr_qp *qp)
 	/* A timer may queue the work until it is cancelled: work last. */
 	vdr_xqp_timers_cancel(x);
 	kthread_cancel_work_sync(&x->work);
-	vdr_engine_put(x->engine);
+	vdr_engine_put(x->engine, vdr_xqp_weight(qp));
 	vdr_xqp_rx_purge(x);
 	kvfree(x->swq);
 	kvfree(x->rdatom);
@@ -420,6 +427,7 @@ static void vdr_xqp_req_init(struct vdr_qp *qp, struct vdr_xqp *x)
 	x->sq_behind = false;
 	x->sq_streaming = false;
 	x->sq_small = false;
+	x->sq_big = false;
 	x->sq_unsignaled = false;
 	x->sq_lingers = 0;
 	x->req_off = 0;
