@@ -175,7 +175,12 @@ struct vdr_xqp {
 	bool sq_behind;			/* newest WQE fetched behind others */
 	bool sq_streaming;		/* that, or behind an unsignaled one */
 	bool sq_small;			/* newest WQE fits one packet */
-	bool sq_big;			/* newest WQE needs more than one */
+	/*
+	 * Newest WQE needs more than one packet.  Not !sq_small: both are
+	 * false until a WQE is fetched, and a responder that never posts
+	 * must not count as a stream (vdr_xqp_wire_stream()).
+	 */
+	bool sq_big;
 	bool sq_unsignaled;		/* newest WQE fetched completes silently */
 	u8 sq_lingers;			/* looks since the SQ drained */
 	bool rnr_wait;

@@ -5,11 +5,12 @@
  * vdpa_rdma: per-QP transport state and the QP's work.
  *
  * A QP's requester, responder and completer run in its work item on its
- * engine (vdr_engine.c), under qp->lock (model in vdpa_rdma.h).  Everything that gives a
- * QP something to do (a doorbell, a received packet, an expired timer, a
- * command) schedules that work; a run does at most a budget of each kind
- * of work and queues itself again when some is left, so a QP with a long
- * message or a deep queue takes turns with the others.
+ * engine (vdr_engine.c), under qp->lock (model in vdpa_rdma.h).
+ * Everything that gives a QP something to do (a doorbell, a received
+ * packet, an expired timer, a command) schedules that work; a run does at
+ * most a budget of each kind of work and queues itself again when some is
+ * left, so a QP with a long message or a deep queue takes turns with the
+ * others.
  */
 #include <linux/slab.h>
 
@@ -220,6 +221,7 @@ static bool vdr_xqp_wire_stream(const struct vdr_xqp *x,
  * nothing of ours to deliver; a packet that arrived meanwhile from
  * elsewhere may be noted, and its QP then runs here instead of in a
  * worker of its own, which is as correct.
+ *
  * A stream's QPs run on their own engines instead when these are idle
  * (vdr_xqp_wire_stream()).
  */
